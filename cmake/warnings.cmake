@@ -1,0 +1,5 @@
+# Warnings: g++ 12 and clang 14 must both build the project warning-free with these.
+function(forkjoin_set_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+    -Wno-sign-conversion -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual)
+endfunction()

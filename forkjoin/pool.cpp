@@ -1,0 +1,207 @@
+// pool.cpp: a pool's lifecycle: sizing, starting named (optionally pinned) threads with
+// their own stack size, the external slot taken by pool::run callers, and shutdown
+// (DESIGN.md [P-TERM]: close, wake everyone, drain, join). Also default_pool().
+#include <pthread.h>
+#include <sched.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "pool_impl.hpp"
+
+namespace forkjoin {
+namespace detail {
+
+namespace {
+
+std::size_t parse_thread_count(const char* name, const char* text) {
+  std::string_view s(text);
+  if (auto comma = s.find(','); comma != std::string_view::npos) s = s.substr(0, comma);  // OpenMP's per-level list
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc{} || end != s.data() + s.size() || n == 0)
+    throw std::invalid_argument(std::string("forkjoin: ") + name + "='" + text +
+                                "' is not a positive thread count");
+  return n;
+}
+
+std::size_t default_thread_count() {
+  if (const char* v = std::getenv("FORKJOIN_NUM_THREADS"); v != nullptr && *v != '\0')
+    return parse_thread_count("FORKJOIN_NUM_THREADS", v);
+  if (const char* v = std::getenv("OMP_NUM_THREADS"); v != nullptr && *v != '\0')
+    return parse_thread_count("OMP_NUM_THREADS", v);
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+struct thread_start {
+  pool_impl* pool;
+  worker* slot;
+  std::string name;
+  int cpu;
+};
+
+void* thread_entry(void* arg) {
+  std::unique_ptr<thread_start> start(static_cast<thread_start*>(arg));
+  pthread_setname_np(pthread_self(), start->name.substr(0, 15).c_str());
+  if (start->cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(start->cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  }
+  pool_impl* p = start->pool;
+  worker* w = start->slot;
+  start.reset();
+  p->worker_main(*w);
+  return nullptr;
+}
+
+std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+}  // namespace
+
+std::uintptr_t steal_limit_of_this_thread() noexcept {
+  thread_local const std::uintptr_t limit = [] {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return std::uintptr_t{0};
+    void* low = nullptr;
+    std::size_t size = 0;
+    pthread_attr_getstack(&attr, &low, &size);
+    pthread_attr_destroy(&attr);
+    return reinterpret_cast<std::uintptr_t>(low) + size / 2;  // stacks grow down
+  }();
+  return limit;
+}
+
+pool_impl::pool_impl(const pool_options& options) : options_(options) {
+  std::size_t n = options_.num_threads == 0 ? default_thread_count() : options_.num_threads;
+  if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
+  options_.num_threads = n;
+  slots_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    slots_.push_back(std::make_unique<worker>(this, static_cast<std::uint32_t>(i), &idle_));
+  sleepers_.reserve(n);
+
+  const std::vector<int> cpus = options_.pin_threads ? allowed_cpus() : std::vector<int>{};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  if (options_.stack_size != 0) pthread_attr_setstacksize(&attr, options_.stack_size);
+  threads_.reserve(n - 1);
+  int error = 0;
+  for (std::size_t i = 1; i < n && error == 0; ++i) {
+    auto start = std::make_unique<thread_start>(thread_start{
+        this, slots_[i].get(), options_.thread_name_prefix + "-" + std::to_string(i),
+        cpus.empty() ? -1 : cpus[i % cpus.size()]});
+    pthread_t t;
+    error = pthread_create(&t, &attr, &thread_entry, start.get());
+    if (error == 0) {
+      start.release();
+      threads_.push_back(t);
+    }
+  }
+  pthread_attr_destroy(&attr);
+  if (error != 0) {  // no leaked threads: stop and join the ones that started
+    shutdown_.store(true, std::memory_order_seq_cst);
+    wake_all();
+    for (pthread_t t : threads_) pthread_join(t, nullptr);
+    throw std::system_error(error, std::generic_category(), "forkjoin: cannot start worker thread");
+  }
+}
+
+pool_impl::~pool_impl() {
+  worker* w = tls_worker;
+  FORKJOIN_ASSERT(w == nullptr || w->pool_ != this,
+                  "a pool was destroyed from one of its own tasks (it would have to join itself)");
+  shutdown_.store(true, std::memory_order_seq_cst);  // [P-TERM Close] read by every ReadJob re-check
+  wake_all();                                        // [P-TERM Wake]
+  for (pthread_t t : threads_) pthread_join(t, nullptr);  // [P-TERM Join] workers leave only when drained
+}
+
+void pool_impl::inject(job_header* j) {
+  injector_.push(j);       // [P-POST PushJob]
+  notify_external_work();  // [P-POST PushFence, ReadSleepers]
+}
+
+void inject_job(pool_impl& p, job_header* j) { p.inject(j); }
+
+void run_external(pool_impl& p, job_header& job, void (*wait)(job_header&)) { p.run_external(job, wait); }
+
+void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
+  if (shutting_down()) throw std::logic_error("forkjoin: pool used after its destruction began");
+  bool own_slot = external_slot_.try_lock();
+  if (!own_slot && num_threads() > 1) {
+    inject(&job);  // slot busy: the pool's workers run it while this thread blocks
+    wait(job);
+    return;
+  }
+  if (!own_slot) external_slot_.lock();  // one slot only: wait for it
+  std::lock_guard<std::mutex> release(external_slot_, std::adopt_lock);
+  worker& w = *slots_[0];
+  worker* outer = tls_worker;  // a worker of another pool, or nullptr
+  tls_worker = &w;
+  if (w.rng_ == 0) w.rng_ = 0x2545F4914F6CDD1Dull;
+  w.steal_limit_ = steal_limit_of_this_thread();
+  job.execute(&job);
+  while (job_header* left = w.deque_.pop()) left->execute(left);  // defensive: leave the slot empty
+  tls_worker = outer;
+}
+
+pool_impl& impl_of(pool& p) noexcept { return *p.impl_; }
+
+}  // namespace detail
+
+pool::pool() : pool(pool_options{}) {}
+
+pool::pool(std::size_t num_threads) : pool([num_threads] {
+  if (num_threads == 0) throw std::invalid_argument("forkjoin::pool: num_threads must be positive");
+  pool_options o;
+  o.num_threads = num_threads;
+  return o;
+}()) {}
+
+pool::pool(const pool_options& options) : impl_(std::make_unique<detail::pool_impl>(options)) {}
+
+pool::~pool() = default;
+
+std::size_t pool::num_threads() const noexcept { return impl_->num_threads(); }
+std::size_t pool::num_sleeping() const noexcept { return impl_->num_sleeping(); }
+
+pool::stats pool::statistics() const noexcept {
+  stats s{0, 0, 0, 0};
+  for (std::size_t i = 0; i < impl_->num_threads(); ++i) {
+    const detail::worker& w = impl_->slot(i);
+    s.steals += w.steals_.load(std::memory_order_relaxed);
+    s.steal_attempts += w.steal_attempts_.load(std::memory_order_relaxed);
+    s.lost_races += w.lost_races_.load(std::memory_order_relaxed);
+    s.parks += w.parks_.load(std::memory_order_relaxed);
+  }
+  return s;
+}
+
+pool& default_pool() {
+  static pool* const instance = new pool();  // never destroyed: never joined at exit
+  return *instance;
+}
+
+int this_worker_index() noexcept {
+  detail::worker* w = detail::tls_worker;
+  return w == nullptr ? -1 : static_cast<int>(w->index_);
+}
+
+}  // namespace forkjoin

@@ -1,0 +1,94 @@
+// task_group.cpp: the non-template parts of task_group (wait) and the allocator of child
+// blocks: per-thread free lists in 64-byte size classes up to 512 bytes, capped so a
+// producer/consumer pattern cannot hoard memory on one thread; larger blocks use new.
+#include "forkjoin/task_group.hpp"
+
+#include <array>
+#include <new>
+#include <stdexcept>
+
+#include "pool_impl.hpp"
+
+namespace forkjoin {
+
+void task_group::wait() {
+  if (detail::tls_running_group == this)
+    throw std::logic_error("forkjoin::task_group::wait called from one of the group's own tasks");
+  if (!latch_.done()) {
+    detail::worker* w = detail::tls_worker;
+    if (w != nullptr && w->pool_ == pool_) {
+      detail::wait_for_group(*w, latch_);
+    } else {
+      auto help = [this] { detail::wait_for_group(*detail::tls_worker, latch_); };
+      detail::run_in(*pool_, help);
+    }
+  }
+  latch_.reset_waiter();
+  canceled_.store(false, std::memory_order_relaxed);
+  if (has_error_.load(std::memory_order_relaxed)) {
+    std::exception_ptr e = std::move(error_);
+    error_ = nullptr;
+    has_error_.store(false, std::memory_order_relaxed);
+    std::rethrow_exception(e);
+  }
+}
+
+namespace detail {
+
+namespace {
+
+constexpr std::size_t k_block_align = 64;
+constexpr std::size_t k_classes = 8;          // 64, 128, ..., 512 bytes
+constexpr std::size_t k_max_cached = 4096;    // blocks per class per thread (picked by hand:
+                                              // 10^4-child groups recycle without hoarding)
+struct free_block {
+  free_block* next;
+};
+
+struct block_cache {
+  std::array<free_block*, k_classes> heads{};
+  std::array<std::size_t, k_classes> counts{};
+  ~block_cache() {
+    for (std::size_t c = 0; c < k_classes; ++c) {
+      for (free_block* b = heads[c]; b != nullptr;) {
+        free_block* next = b->next;
+        ::operator delete(b, std::align_val_t{k_block_align});
+        b = next;
+      }
+      heads[c] = nullptr;
+      counts[c] = k_max_cached;  // later thread_local destructors bypass the cache
+    }
+  }
+};
+
+thread_local block_cache t_cache;
+
+}  // namespace
+
+void* allocate_job(std::size_t size) {
+  const std::size_t cls = (size + k_block_align - 1) / k_block_align - 1;
+  if (cls < k_classes) {
+    if (free_block* b = t_cache.heads[cls]) {
+      t_cache.heads[cls] = b->next;
+      --t_cache.counts[cls];
+      return b;
+    }
+    return ::operator new((cls + 1) * k_block_align, std::align_val_t{k_block_align});
+  }
+  return ::operator new(size, std::align_val_t{k_block_align});
+}
+
+void deallocate_job(void* p, std::size_t size) noexcept {
+  const std::size_t cls = (size + k_block_align - 1) / k_block_align - 1;
+  if (cls < k_classes && t_cache.counts[cls] < k_max_cached) {
+    auto* b = static_cast<free_block*>(p);
+    b->next = t_cache.heads[cls];
+    t_cache.heads[cls] = b;
+    ++t_cache.counts[cls];
+    return;
+  }
+  ::operator delete(p, std::align_val_t{k_block_align});
+}
+
+}  // namespace detail
+}  // namespace forkjoin

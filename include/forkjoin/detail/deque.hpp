@@ -1,0 +1,167 @@
+// deque.hpp: the per-worker Chase-Lev work-stealing deque, split into a private and a
+// public part (after Lace's split deque) so that the owner's common path needs no fence.
+// Owns the ring buffers and the split point; not the jobs (callers own those).
+// Protocol and proof: forkjoin/DESIGN.md [P-DEQUE]; step names P1-P4, T1-T4, S1-S5 and
+// the split steps X1-X2 are cited at the lines that carry them.
+#pragma once
+
+#include <atomic>
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "forkjoin/detail/atomic.hpp"
+#include "forkjoin/detail/config.hpp"
+
+namespace forkjoin::detail {
+
+// Deque elements are one machine word that fits a lock-free atomic (errata 8: no volatile).
+template <class T>
+concept deque_element = std::is_trivially_copyable_v<T> && std::atomic<T>::is_always_lock_free;
+
+enum class steal_result { success, empty, lost_race };
+
+template <deque_element T>
+struct steal_outcome {
+  steal_result result;
+  T value;
+};
+
+template <deque_element T>
+class chase_lev_deque {
+ public:
+  explicit chase_lev_deque(std::int64_t initial_capacity = 256) {
+    std::int64_t cap = 2;
+    while (cap < initial_capacity) cap *= 2;
+    retired_.reserve(64);  // 64 doublings outgrow the address space: push_back never reallocates.
+    ring_.store(new ring(cap), std::memory_order_relaxed);
+  }
+  chase_lev_deque(const chase_lev_deque&) = delete;
+  chase_lev_deque& operator=(const chase_lev_deque&) = delete;
+  ~chase_lev_deque() {
+    delete ring_.load(std::memory_order_relaxed);
+    for (ring* r : retired_) delete r;
+  }
+
+  // Owner thread only. Appends x to the private part: invisible to thieves until publish().
+  // Allocates a bigger ring when full; on bad_alloc the deque is unchanged.
+  void push_private(T x) {
+    std::int64_t h = head_;
+    std::int64_t t = top_.load(std::memory_order_acquire);  // [P-DEQUE P1] pairs with S5's CAS: a slot is reused only after its thief read it
+    ring* r = ring_.load(std::memory_order_relaxed);
+    if (h - t > r->mask) [[unlikely]] r = grow(r, t, h);
+    r->put(h, x);  // [P-DEQUE P2]
+    head_ = h + 1;
+  }
+
+  // Owner thread only. Makes every private element stealable.
+  void publish() noexcept {
+    release_fence();                                   // [P-DEQUE P3] publishes slots and ring; pairs with S3
+    bottom_.store(head_, k_fenced_store);              // [P-DEQUE P4] release under TSan; pairs with S3
+    split_request_.store(false, std::memory_order_relaxed);  // [P-DEQUE X2] request served
+  }
+
+  // Owner thread only. The classic Chase-Lev push: push_private then publish.
+  void push(T x) {
+    push_private(x);
+    publish();
+  }
+
+  // Owner thread only. Takes the newest element, or returns T{} when there is none.
+  T pop() noexcept {
+    std::int64_t h = head_;
+    if (h > bottom_.load(std::memory_order_relaxed)) {  // private part non-empty: no thief can see it
+      head_ = h - 1;
+      return ring_.load(std::memory_order_relaxed)->get(h - 1);
+    }
+    return pop_public();
+  }
+
+  // Any thread. Takes the oldest public element. `empty` and `lost_race` differ: after a
+  // lost race the deque may still hold work and the caller must not conclude it is idle.
+  steal_outcome<T> steal() noexcept {
+    std::int64_t t = top_.load(std::memory_order_acquire);  // [P-DEQUE S1]
+    seq_cst_fence();                                        // [P-DEQUE S2] pairs with T2 in pop_public
+    std::int64_t b = bottom_.load(std::memory_order_acquire);  // [P-DEQUE S3] pairs with P3/P4
+    if (t >= b) {
+      // [P-DEQUE X1] ask the owner to publish its private part; write only when needed so
+      // idle thieves do not bounce the owner's cache line.
+      if (!split_request_.load(std::memory_order_relaxed))
+        split_request_.store(true, std::memory_order_relaxed);
+      return {steal_result::empty, T{}};
+    }
+    ring* r = ring_.load(std::memory_order_acquire);  // [P-DEQUE S4] pairs with the release store in grow()
+    T x = r->get(t);                                  // errata 3: read the slot before the CAS
+    perturb_point();
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                      std::memory_order_relaxed))  // [P-DEQUE S5] pairs with T4 and other thieves' S5
+      return {steal_result::lost_race, T{}};
+    return {steal_result::success, x};
+  }
+
+  // Owner thread only. True when a thief found the public part empty since the last publish.
+  bool split_requested() const noexcept { return split_request_.load(std::memory_order_relaxed); }
+
+  // Any thread; a hint (relaxed). True when thieves could find something right now.
+  bool has_public_work() const noexcept {
+    return top_.load(std::memory_order_relaxed) < bottom_.load(std::memory_order_relaxed);
+  }
+  // Owner thread only: elements held, private and public.
+  std::int64_t size() const noexcept { return head_ - top_.load(std::memory_order_relaxed); }
+  std::int64_t capacity() const noexcept { return ring_.load(std::memory_order_relaxed)->mask + 1; }
+
+ private:
+  struct ring {
+    explicit ring(std::int64_t cap) : mask(cap - 1), slots(new std::atomic<T>[static_cast<std::size_t>(cap)]) {}
+    std::int64_t mask;
+    std::unique_ptr<std::atomic<T>[]> slots;
+    void put(std::int64_t i, T x) noexcept { slots[static_cast<std::size_t>(i & mask)].store(x, std::memory_order_relaxed); }
+    T get(std::int64_t i) const noexcept { return slots[static_cast<std::size_t>(i & mask)].load(std::memory_order_relaxed); }
+  };
+
+  FORKJOIN_NOINLINE ring* grow(ring* old, std::int64_t t, std::int64_t h) {
+    auto fresh = std::make_unique<ring>(2 * (old->mask + 1));  // may throw: nothing changed yet
+    for (std::int64_t i = t; i < h; ++i) fresh->put(i, old->get(i));
+    perturb_point();
+    retired_.push_back(old);  // cannot throw: capacity reserved in the constructor
+    ring_.store(fresh.get(), std::memory_order_release);  // [P-DEQUE grow] pairs with S4; errata 1: callers continue with the new ring
+    return fresh.release();
+  }
+
+  FORKJOIN_NOINLINE T pop_public() noexcept {
+    std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+    ring* r = ring_.load(std::memory_order_relaxed);
+    bottom_.store(b, std::memory_order_relaxed);  // [P-DEQUE T1] reserve slot b
+    seq_cst_fence();                              // [P-DEQUE T2] StoreLoad; pairs with S2 in steal
+    std::int64_t t = top_.load(std::memory_order_relaxed);  // [P-DEQUE T3]
+    if (t > b) {
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      head_ = b + 1;
+      return T{};
+    }
+    T x = r->get(b);
+    if (t == b) {
+      bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                              std::memory_order_relaxed);  // [P-DEQUE T4] pairs with S5
+      bottom_.store(b + 1, std::memory_order_relaxed);  // canonical empty state
+      head_ = b + 1;
+      return won ? x : T{};
+    }
+    head_ = b;
+    return x;
+  }
+
+  // Thief-written line: top and the split request.
+  alignas(k_cache_line) std::atomic<std::int64_t> top_{0};
+  std::atomic<bool> split_request_{false};
+  // Owner-written, thief-read line: the split point (end of the public part) and the ring.
+  alignas(k_cache_line) std::atomic<std::int64_t> bottom_{0};
+  std::atomic<ring*> ring_{nullptr};
+  // Owner-only line.
+  alignas(k_cache_line) std::int64_t head_ = 0;  // end of the private part; head_ >= bottom_
+  std::vector<ring*> retired_;                   // old rings live until the deque dies (errata 5)
+};
+
+}  // namespace forkjoin::detail

@@ -1,0 +1,150 @@
+// worker_api.hpp: the one door between the inline templates (join, task_group, loops) and
+// the compiled runtime in forkjoin/. Holds the per-worker state the hot path touches, the
+// latches that waiters sleep on, and the declarations of every cold entry point.
+// Protocols: forkjoin/DESIGN.md [P-POST], [P-SLEEP], [P-JOIN]. Review every addition.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+
+#include "forkjoin/detail/atomic.hpp"
+#include "forkjoin/detail/config.hpp"
+#include "forkjoin/detail/deque.hpp"
+#include "forkjoin/detail/job.hpp"
+
+namespace forkjoin::detail {
+
+class pool_impl;
+
+// The idle word of a pool: searching workers in the low half, sleeping ones in the high half.
+inline constexpr std::uint64_t k_searching_one = 1;
+inline constexpr std::uint64_t k_sleeping_one = std::uint64_t{1} << 32;
+inline constexpr std::uint32_t searching_of(std::uint64_t s) noexcept { return static_cast<std::uint32_t>(s); }
+inline constexpr std::uint32_t sleeping_of(std::uint64_t s) noexcept { return static_cast<std::uint32_t>(s >> 32); }
+// [INV-WAKE] new work needs a wake-up only when nobody searches and somebody sleeps.
+inline constexpr bool wants_wake(std::uint64_t s) noexcept { return searching_of(s) == 0 && sleeping_of(s) != 0; }
+
+// One slot of a pool: a background thread, or slot 0, lent to the external thread that is
+// inside pool::run. Lives as long as the pool, so latches may point at it.
+struct alignas(k_cache_line) worker {
+  worker(pool_impl* p, std::uint32_t index, const std::atomic<std::uint64_t>* idle_word)
+      : pool_(p), idle_word_(idle_word), index_(index) {}
+
+  chase_lev_deque<job_header*> deque_;
+  pool_impl* const pool_;
+  const std::atomic<std::uint64_t>* const idle_word_;
+  const std::uint32_t index_;
+
+  // Owner-thread state (the thread currently bound to the slot).
+  bool searching_ = false;          // counted in the idle word's searching half
+  std::uint32_t ticks_ = 0;         // local jobs since the injection queue was last polled
+  std::uint64_t rng_ = 0;           // victim selection (xorshift)
+  std::uintptr_t steal_limit_ = 0;  // below this stack address a waiting worker stops stealing
+
+  // Sleep state: wake_flag_ is the futex word, the rest is guarded by the pool's sleep mutex.
+  alignas(k_cache_line) std::atomic<std::uint32_t> wake_flag_{0};
+  std::size_t sleeper_pos_ = 0;
+  bool in_sleepers_ = false;
+
+  // Statistics, written only by the owner (relaxed load + store, never a read-modify-write).
+  alignas(k_cache_line) std::atomic<std::uint64_t> steals_{0};
+  std::atomic<std::uint64_t> steal_attempts_{0};
+  std::atomic<std::uint64_t> lost_races_{0};
+  std::atomic<std::uint64_t> parks_{0};
+};
+
+// The slot bound to the current thread, or nullptr outside every pool. Constant-initialised,
+// so reading it costs one TLS load and no wrapper call.
+inline thread_local worker* tls_worker = nullptr;
+
+// Cold entry points of the compiled runtime.
+void on_new_internal_work(worker& w) noexcept;  // [P-POST] publish, wake one if nobody searches
+void wake_worker(worker& w) noexcept;           // wake w if it sleeps (a latch it waits on is set)
+void execute_job(worker& w, job_header* j) noexcept;
+
+// Owner thread only. Push a job the current thread will eventually run itself if nobody
+// steals it: no fence, no read-modify-write, and a wake-up only when [INV-WAKE] asks for one.
+inline void push_job(worker& w, job_header* j) {
+  w.deque_.push_private(j);
+  if (w.deque_.split_requested() || wants_wake(w.idle_word_->load(std::memory_order_relaxed))) [[unlikely]]
+    on_new_internal_work(w);
+}
+
+// Latch for join's second branch. Memory ordering: once probe() returns true, everything
+// the thief wrote before set() (result, exception) is visible to the waiter.
+class join_latch {
+ public:
+  static constexpr std::uint32_t k_unset = 0, k_set = 1, k_sleeping = 2;
+  explicit join_latch(worker* waiter) noexcept : waiter_(waiter) {}
+
+  bool probe() const noexcept {
+    return state_.load(std::memory_order_acquire) == k_set;  // [P-JOIN J3] pairs with J2 in set()
+  }
+  // Called by the thief as its very last access to the join frame.
+  void set() noexcept {
+    worker* waiter = waiter_;  // [P-JOIN J1] read before J2: afterwards the frame may be gone
+    if (state_.exchange(k_set, std::memory_order_acq_rel) == k_sleeping)  // [P-JOIN J2] release pairs with J3; acquire with J4
+      wake_worker(*waiter);  // touches the worker slot only, which outlives the frame
+  }
+  // Waiter only: announce that it is about to sleep. False if the latch is already set.
+  bool try_announce_sleep() noexcept {
+    std::uint32_t expected = k_unset;
+    return state_.compare_exchange_strong(expected, k_sleeping, std::memory_order_acq_rel,
+                                          std::memory_order_acquire)  // [P-JOIN J4] pairs with J2
+           || expected == k_sleeping;
+  }
+
+ private:
+  std::atomic<std::uint32_t> state_{k_unset};
+  worker* const waiter_;
+};
+
+// Latch for a task_group: pending children in the high 48 bits, the sleeping waiter's slot
+// index + 1 in the low 16 (0 = nobody sleeps). Once done() is true every child has finished
+// and its writes are visible.
+class count_latch {
+ public:
+  static constexpr std::uint64_t k_child = std::uint64_t{1} << 16;
+  static constexpr std::uint64_t k_waiter_mask = k_child - 1;
+
+  void add_child() noexcept {
+    // Relaxed: the child is published afterwards by push/inject, whose release orders this.
+    state_.fetch_add(k_child, std::memory_order_relaxed);
+  }
+  void remove_child_never_started() noexcept { state_.fetch_sub(k_child, std::memory_order_relaxed); }
+  bool done() const noexcept {
+    return state_.load(std::memory_order_acquire) < k_child;  // [P-JOIN G3] pairs with G2
+  }
+  // A child's last access to its group. Returns the previous state: if it held exactly one
+  // child and a waiter index, the caller must wake that waiter (without touching the group).
+  std::uint64_t finish_child() noexcept {
+    return state_.fetch_sub(k_child, std::memory_order_acq_rel);  // [P-JOIN G2] release pairs with G3; acquire with G4
+  }
+  bool try_announce_sleep(std::uint32_t waiter_index) noexcept {
+    std::uint64_t s = state_.load(std::memory_order_relaxed);
+    for (;;) {
+      if (s < k_child) return false;
+      if ((s & k_waiter_mask) != 0) return true;
+      if (state_.compare_exchange_weak(s, s | (waiter_index + 1), std::memory_order_acq_rel,
+                                       std::memory_order_relaxed))  // [P-JOIN G4] pairs with G2
+        return true;
+    }
+  }
+  // Waiter only, after done(): forget the sleeping mark so the group can be reused.
+  void reset_waiter() noexcept { state_.store(0, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> state_{0};
+};
+
+void wait_for_join(worker& w, join_latch& latch, const job_header& stolen) noexcept;
+void wait_for_group(worker& w, count_latch& latch) noexcept;
+void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept;
+
+// task_group child blocks: per-thread free lists by size class, operator new beyond.
+void* allocate_job(std::size_t size);
+void deallocate_job(void* p, std::size_t size) noexcept;
+
+}  // namespace forkjoin::detail

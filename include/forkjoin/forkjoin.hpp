@@ -1,0 +1,6 @@
+// forkjoin.hpp: the umbrella header: everything a user of forkjoin needs.
+#pragma once
+
+#include "forkjoin/join.hpp"
+#include "forkjoin/pool.hpp"
+#include "forkjoin/task_group.hpp"

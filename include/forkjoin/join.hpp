@@ -1,0 +1,126 @@
+// join.hpp: join(f, g) and parallel_invoke. g's job lives in join's own stack frame: the
+// owner pushes it privately, runs f, takes g back and runs it inline when nobody stole it
+// (no lock, no fence, no read-modify-write), or helps until the thief is done with it.
+// Frame lifetime: forkjoin/DESIGN.md [P-JOIN].
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "forkjoin/detail/job.hpp"
+#include "forkjoin/detail/worker_api.hpp"
+#include "forkjoin/pool.hpp"
+
+namespace forkjoin {
+namespace detail {
+
+template <class G>
+class join_job : public job_header {
+ public:
+  using result_type = std::invoke_result_t<G&>;
+  join_job(G& g, worker* owner) noexcept : job_header(&join_job::execute_stolen), g_(g), latch_(owner) {}
+
+  // Owner took the job back: run g inline, no latch.
+  void run_inline() noexcept { run_body(); }
+  join_latch& latch() noexcept { return latch_; }
+  std::exception_ptr& error() noexcept { return error_; }
+  result_slot<result_type>& result() noexcept { return result_; }
+
+ private:
+  static void execute_stolen(job_header* h) noexcept {
+    auto* self = static_cast<join_job*>(h);
+    self->run_body();
+    self->latch_.set();  // [P-JOIN J2] last access: the owner may return right after
+  }
+  void run_body() noexcept {
+    try {
+      result_.emplace_from(g_);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+
+  G& g_;
+  result_slot<result_type> result_;
+  std::exception_ptr error_;
+  join_latch latch_;
+};
+
+template <class F, class G>
+auto join_in_worker(worker& w, F& f, G& g) {
+  using rf_type = std::invoke_result_t<F&>;
+  using rg_type = std::invoke_result_t<G&>;
+  join_job<G> job_g(g, &w);
+  push_job(w, &job_g);
+
+  result_slot<rf_type> rf;
+  std::exception_ptr error_f;
+  try {
+    rf.emplace_from(f);
+  } catch (...) {
+    error_f = std::current_exception();  // g still runs: its frame references ours
+  }
+
+  job_header* back = w.deque_.pop();
+  if (back == &job_g) [[likely]] {
+    job_g.run_inline();
+  } else {
+    // Jobs above job_g are ones f left behind (task_group children whose group outlives f):
+    // run them here; job_g is beneath them unless a thief took it.
+    while (back != nullptr && back != &job_g) {
+      back->execute(back);
+      back = w.deque_.pop();
+    }
+    if (back == &job_g) job_g.run_inline();
+    else if (!job_g.latch().probe()) wait_for_join(w, job_g.latch(), job_g);
+  }
+  if (error_f) std::rethrow_exception(error_f);  // f's exception wins when both threw
+  if (job_g.error()) std::rethrow_exception(job_g.error());
+  if constexpr (std::is_void_v<rf_type> && std::is_void_v<rg_type>) {
+    return;
+  } else {
+    using pair_type = std::pair<typename result_slot<rf_type>::value_type,
+                                typename result_slot<rg_type>::value_type>;
+    return pair_type(rf.take(), job_g.result().take());
+  }
+}
+
+}  // namespace detail
+
+/// Runs f and g, possibly in parallel, and returns when both are done. Returns void when
+/// both return void, else std::pair of their results (a void result becomes
+/// std::monostate). If either throws, the other still runs to completion; then f's
+/// exception is rethrown if f threw, else g's. Runs in the calling worker's pool, or in
+/// default_pool() from outside every pool. Allocates nothing on the heap.
+template <class F, class G>
+auto join(F&& f, G&& g) {
+  detail::worker* w = detail::tls_worker;
+  if (w == nullptr) [[unlikely]]
+    return default_pool().run([&] { return detail::join_in_worker(*detail::tls_worker, f, g); });
+  return detail::join_in_worker(*w, f, g);
+}
+
+/// Runs every callable, possibly in parallel; returns when all are done. Exceptions as in
+/// join: all run, the leftmost exception is rethrown.
+template <class... F>
+void parallel_invoke(F&&... fs) {
+  if constexpr (sizeof...(F) == 0) {
+    return;
+  } else if constexpr (sizeof...(F) == 1) {
+    (std::invoke(fs), ...);
+  } else {
+    auto split = [](auto& self, auto&& first, auto&&... rest) -> void {
+      if constexpr (sizeof...(rest) == 0) {
+        std::invoke(first);
+      } else {
+        join([&] { std::invoke(first); }, [&] { self(self, rest...); });
+      }
+    };
+    split(split, fs...);
+  }
+}
+
+}  // namespace forkjoin

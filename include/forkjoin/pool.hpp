@@ -1,0 +1,152 @@
+// pool.hpp: forkjoin::pool, a fork-join thread pool with one work-stealing deque per
+// worker, and the process-wide default_pool(). The scheduler itself is compiled
+// (forkjoin/pool.cpp, worker.cpp, sleep.cpp); this header holds only what templates need.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "forkjoin/detail/job.hpp"
+#include "forkjoin/detail/worker_api.hpp"
+
+namespace forkjoin {
+
+/// Construction options for a pool. Every field has a usable default.
+struct pool_options {
+  /// Threads that work, counting the external thread inside pool::run. 0 = default:
+  /// FORKJOIN_NUM_THREADS, else OMP_NUM_THREADS, else std::thread::hardware_concurrency()
+  /// (1 if that is 0). Values above k_max_threads are clamped to it.
+  std::size_t num_threads = 0;
+  /// Stack size of each background worker, in bytes. Helping waits run stolen jobs on the
+  /// waiter's stack; a waiter stops stealing once half of its stack is used.
+  std::size_t stack_size = std::size_t{8} << 20;
+  /// How long an idle worker spins (PAUSE) looking for work before it starts yielding.
+  /// 50 us: covers the gap between back-to-back parallel loops (1-10 us measured in
+  /// bench/bench_runtime.cpp) with margin, yet costs under 0.1 ms of CPU per idle episode.
+  std::chrono::nanoseconds spin_time = std::chrono::microseconds(50);
+  /// sched_yield rounds after spinning, before parking on a futex. 16 is the low end of
+  /// the 16-32 that correctness.md I4 derives from Rayon, oneTBB and Taskflow.
+  unsigned yield_rounds = 16;
+  /// Pin worker i to the i-th CPU of the process's affinity mask (modulo its size).
+  bool pin_threads = false;
+  /// Worker thread names are "<prefix>-<index>" (truncated to 15 characters by Linux).
+  std::string thread_name_prefix = "forkjoin";
+
+  static constexpr std::size_t k_max_threads = 1024;
+};
+
+class pool;
+namespace detail {
+class pool_impl;
+pool_impl& impl_of(pool& p) noexcept;
+
+// The job that carries pool::run's callable into the pool when the caller cannot take the
+// pool's external slot itself; the caller blocks on a mutex and condition variable, which
+// keeps the frame alive until set() has returned (see DESIGN.md [P-JOIN] J5).
+template <class F>
+class run_job : public job_header {
+ public:
+  using result_type = std::invoke_result_t<F&>;
+  explicit run_job(F& f) noexcept : job_header(&run_job::execute_fn), f_(f) {}
+
+  static void execute_fn(job_header* h) noexcept {
+    auto* self = static_cast<run_job*>(h);
+    try {
+      self->result_.emplace_from(self->f_);
+    } catch (...) {
+      self->error_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(self->mutex_);  // [P-JOIN J5] the waiter re-locks before it returns
+    self->done_ = true;
+    self->cv_.notify_one();
+  }
+  void wait_blocking() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return done_; });
+  }
+  result_type take() {
+    if (error_) std::rethrow_exception(error_);
+    return result_.take_as_returned();
+  }
+
+ private:
+  F& f_;
+  result_slot<result_type> result_;
+  std::exception_ptr error_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+};
+
+// Compiled: run `job` on pool p from a thread that is not one of p's workers. Takes p's
+// external slot when free and runs the job there (the caller works); otherwise injects it
+// and blocks until it ran.
+void run_external(pool_impl& p, job_header& job, void (*wait)(job_header&));
+
+template <class F>
+std::invoke_result_t<F&> run_in(pool_impl& p, F& f) {
+  worker* w = tls_worker;
+  if (w != nullptr && w->pool_ == &p) return std::invoke(f);
+  run_job<F> job(f);
+  run_external(p, job, [](job_header& j) { static_cast<run_job<F>&>(j).wait_blocking(); });
+  return job.take();
+}
+}  // namespace detail
+
+/// A fork-join pool. Not copyable, not movable (workers point into it).
+class pool {
+ public:
+  pool();
+  explicit pool(std::size_t num_threads);  ///< 0 throws std::invalid_argument
+  explicit pool(const pool_options& options);
+  ~pool();  ///< finishes outstanding work, joins its threads; calling it from one of this
+            ///< pool's own tasks is a fatal error (it would join itself)
+  pool(const pool&) = delete;
+  pool& operator=(const pool&) = delete;
+
+  std::size_t num_threads() const noexcept;
+
+  /// Runs f in this pool and returns its result, or rethrows its exception. The calling
+  /// thread works on f itself when the pool's external slot is free; called from one of
+  /// this pool's workers, f simply runs inline.
+  template <class F>
+  std::invoke_result_t<F&> run(F&& f) {
+    return detail::run_in(*impl_, f);
+  }
+
+  /// Diagnostics: workers currently announced asleep (parked or about to park).
+  std::size_t num_sleeping() const noexcept;
+  /// Diagnostics: total successful steals, steal attempts and lost races so far.
+  struct stats {
+    std::uint64_t steals, steal_attempts, lost_races, parks;
+  };
+  stats statistics() const noexcept;
+
+ private:
+  friend detail::pool_impl& detail::impl_of(pool&) noexcept;
+  std::unique_ptr<detail::pool_impl> impl_;
+};
+
+/// The process-wide pool, created on first use with the default size. It is never
+/// destroyed, so it is never joined during static destruction.
+pool& default_pool();
+
+/// 0..num_threads()-1 while running in a pool (0 is the external slot), else -1.
+int this_worker_index() noexcept;
+
+namespace detail {
+inline pool_impl& current_pool_impl() {
+  worker* w = tls_worker;
+  return w != nullptr ? *w->pool_ : impl_of(default_pool());
+}
+}  // namespace detail
+
+}  // namespace forkjoin

@@ -1,0 +1,148 @@
+// task_group.hpp: fork/join with any number of children. Children are blocks from
+// per-thread free lists (never std::function, never one plain `new` each), pushed onto the
+// spawning worker's deque; one counter per group tracks them. First exception wins and
+// cancels the children that have not started. Protocol: forkjoin/DESIGN.md [P-JOIN] G1-G4.
+#pragma once
+
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "forkjoin/detail/job.hpp"
+#include "forkjoin/detail/worker_api.hpp"
+#include "forkjoin/pool.hpp"
+
+namespace forkjoin {
+
+class task_group;
+
+namespace detail {
+void inject_job(pool_impl& p, job_header* j);  // [P-POST] for submitters outside the pool
+inline thread_local const task_group* tls_running_group = nullptr;
+
+template <class F>
+class group_job;
+}  // namespace detail
+
+/// Fork/join with any number of children, as in oneTBB. Children run in the pool of the
+/// thread that constructed the group (default_pool() from outside every pool).
+class task_group {
+ public:
+  task_group() : pool_(&detail::current_pool_impl()) {}
+  task_group(const task_group&) = delete;
+  task_group& operator=(const task_group&) = delete;
+  /// Waits for every child (cancelling the unstarted ones if the scope is being unwound by
+  /// an exception); swallows any child exception. Never throws.
+  ~task_group() {
+    if (!latch_.done()) {
+      if (std::uncaught_exceptions() > 0) cancel();
+      try {
+        wait();
+      } catch (...) {  // the destructor never throws; wait() was the place to see it
+      }
+    }
+  }
+
+  /// Starts f as a child. If copying or moving f throws, nothing was spawned.
+  template <class F>
+  void run(F&& f);
+
+  /// Waits until every child has finished, helping with pool work meanwhile; then rethrows
+  /// the first exception a child threw, if any, and makes the group reusable. Calling it
+  /// from one of the group's own children throws std::logic_error (it could never return).
+  void wait();
+
+  /// Children that have not started yet are skipped; running ones finish normally.
+  void cancel() noexcept { canceled_.store(true, std::memory_order_relaxed); }
+  bool is_canceling() const noexcept { return canceled_.load(std::memory_order_relaxed); }
+
+ private:
+  template <class F>
+  friend class detail::group_job;
+
+  void capture(std::exception_ptr e) noexcept {
+    bool expected = false;
+    if (has_error_.compare_exchange_strong(expected, true, std::memory_order_relaxed)) {
+      error_ = std::move(e);  // published by the child's G2 release, read after G3
+      cancel();
+    }
+  }
+  void finish_child() noexcept {
+    detail::pool_impl* p = pool_;  // [P-JOIN G1] read before G2: afterwards *this may be gone
+    std::uint64_t prev = latch_.finish_child();
+    if ((prev >> 16) == 1 && (prev & detail::count_latch::k_waiter_mask) != 0)
+      detail::wake_group_waiter(*p, static_cast<std::uint32_t>((prev & detail::count_latch::k_waiter_mask) - 1));
+  }
+
+  detail::pool_impl* pool_;
+  detail::count_latch latch_;
+  std::atomic<bool> canceled_{false};
+  std::atomic<bool> has_error_{false};
+  std::exception_ptr error_;
+};
+
+namespace detail {
+
+template <class F>
+class group_job : public job_header {
+ public:
+  template <class Arg>
+  group_job(Arg&& f, task_group* g) : job_header(&group_job::execute_fn), f_(std::forward<Arg>(f)), group_(g) {}
+
+  static void execute_fn(job_header* h) noexcept {
+    auto* self = static_cast<group_job*>(h);
+    task_group* g = self->group_;
+    if (!g->is_canceling()) {
+      const task_group* outer = tls_running_group;
+      tls_running_group = g;
+      try {
+        std::invoke(self->f_);
+      } catch (...) {
+        g->capture(std::current_exception());
+      }
+      tls_running_group = outer;
+    }
+    self->~group_job();
+    deallocate_job(self, sizeof(group_job));
+    g->finish_child();  // [P-JOIN G2] last access to the group
+  }
+
+ private:
+  F f_;
+  task_group* group_;
+};
+
+}  // namespace detail
+
+template <class F>
+void task_group::run(F&& f) {
+  using job_type = detail::group_job<std::decay_t<F>>;
+  static_assert(alignof(job_type) <= 64, "task_group: over-aligned callables are not supported");
+  void* memory = detail::allocate_job(sizeof(job_type));
+  job_type* job;
+  try {
+    job = ::new (memory) job_type(std::forward<F>(f), this);
+  } catch (...) {
+    detail::deallocate_job(memory, sizeof(job_type));
+    throw;
+  }
+  latch_.add_child();
+  detail::worker* w = detail::tls_worker;
+  if (w != nullptr && w->pool_ == pool_) {
+    try {
+      detail::push_job(*w, job);
+    } catch (...) {  // the deque could not grow: the child was not spawned
+      job->~job_type();
+      detail::deallocate_job(memory, sizeof(job_type));
+      latch_.remove_child_never_started();
+      throw;
+    }
+  } else {
+    detail::inject_job(*pool_, job);
+  }
+}
+
+}  // namespace forkjoin

@@ -1,0 +1,38 @@
+// support.hpp: helpers shared by the tests: a scale factor for stress sizes (smaller under
+// sanitizers, FORKJOIN_STRESS_SCALE to change it) and a serial fib for checks.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+
+namespace forkjoin::test {
+
+inline bool under_sanitizer() {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+// Iteration counts are multiplied by this: FORKJOIN_STRESS_SCALE (default 1), divided by
+// 10 under sanitizers (never below the sizes the issues ask for unless scaled by hand).
+inline double stress_scale() {
+  double s = 1.0;
+  if (const char* v = std::getenv("FORKJOIN_STRESS_SCALE")) s = std::atof(v);
+  return s;
+}
+
+inline std::int64_t scaled(std::int64_t n, std::int64_t sanitizer_n) {
+  return static_cast<std::int64_t>(static_cast<double>(under_sanitizer() ? sanitizer_n : n) * stress_scale());
+}
+
+inline std::uint64_t serial_fib(int n) { return n < 2 ? static_cast<std::uint64_t>(n) : serial_fib(n - 1) + serial_fib(n - 2); }
+
+}  // namespace forkjoin::test

@@ -1,0 +1,174 @@
+// Chase-Lev deque: order, growth, private/public split, exactly-once delivery under
+// contention, and the last-element race.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "forkjoin/detail/deque.hpp"
+#include "support.hpp"
+
+using forkjoin::detail::chase_lev_deque;
+using forkjoin::detail::steal_result;
+
+namespace {
+// Items are pointers into this array; the value tells which item was delivered.
+std::vector<std::int64_t> make_items(std::size_t n) {
+  std::vector<std::int64_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::int64_t>(i);
+  return v;
+}
+}  // namespace
+
+TEST(ChaseLevDeque, OwnerPopIsLifoAndStealIsFifo) {
+  for (std::size_t n = 1; n <= 265720; n = 3 * n + 1) {
+    chase_lev_deque<std::int64_t*> d(2);
+    auto items = make_items(n);
+    for (auto& x : items) d.push(&x);
+    for (std::size_t i = n; i-- > 0;) ASSERT_EQ(d.pop(), &items[i]);
+    EXPECT_EQ(d.pop(), nullptr);
+    for (auto& x : items) d.push(&x);
+    for (std::size_t i = 0; i < n; ++i) {
+      auto r = d.steal();
+      ASSERT_EQ(r.result, steal_result::success);
+      ASSERT_EQ(r.value, &items[i]);
+    }
+    EXPECT_EQ(d.steal().result, steal_result::empty);
+    EXPECT_EQ(d.pop(), nullptr);
+  }
+}
+
+TEST(ChaseLevDeque, GrowsFromCapacityTwo) {
+  chase_lev_deque<std::int64_t*> d(2);
+  EXPECT_EQ(d.capacity(), 2);
+  auto items = make_items(17);
+  for (auto& x : items) d.push(&x);
+  EXPECT_GE(d.capacity(), 17);
+  EXPECT_EQ(d.size(), 17);
+  // Wrap-around after growth: steal some, push more, everything comes back once.
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(d.steal().value, &items[static_cast<std::size_t>(i)]);
+  auto more = make_items(40);
+  for (auto& x : more) d.push(&x);
+  std::vector<std::int64_t*> got;
+  while (auto* p = d.pop()) got.push_back(p);
+  EXPECT_EQ(got.size(), 12u + 40u);
+}
+
+TEST(ChaseLevDeque, PrivatePartIsInvisibleUntilPublished) {
+  chase_lev_deque<std::int64_t*> d(2);
+  auto items = make_items(8);
+  for (auto& x : items) d.push_private(&x);
+  EXPECT_FALSE(d.has_public_work());
+  EXPECT_EQ(d.steal().result, steal_result::empty);
+  EXPECT_TRUE(d.split_requested());  // the failed thief asked for a split
+  d.publish();
+  EXPECT_FALSE(d.split_requested());
+  EXPECT_TRUE(d.has_public_work());
+  EXPECT_EQ(d.steal().value, &items[0]);
+  // Owner pops private and public elements alike, newest first.
+  d.push_private(&items[0]);
+  EXPECT_EQ(d.pop(), &items[0]);
+  for (std::size_t i = 8; i-- > 1;) ASSERT_EQ(d.pop(), &items[i]);
+  EXPECT_EQ(d.pop(), nullptr);
+}
+
+TEST(ChaseLevDeque, EmptyDequeNeverReturnsGarbage) {
+  chase_lev_deque<std::int64_t*> d(2);
+  for (int i = 0; i < 1000; ++i) {  // errata 2: pop on empty at index 0 must stay empty
+    ASSERT_EQ(d.pop(), nullptr);
+    ASSERT_EQ(d.steal().result, steal_result::empty);
+  }
+}
+
+// One owner pushes (2/3) and pops (1/3), publishing as it goes, M thieves steal; every item
+// is delivered exactly once (sorted against the input).
+class DequeExactlyOnce : public ::testing::TestWithParam<int> {};
+
+TEST_P(DequeExactlyOnce, EveryItemDeliveredOnce) {
+  const int thieves = GetParam();
+  const auto n = static_cast<std::size_t>(forkjoin::test::scaled(200000, 100000));
+  auto items = make_items(n);
+  chase_lev_deque<std::int64_t*> d(2);
+  std::atomic<bool> done{false};
+  std::vector<std::vector<std::int64_t>> stolen(static_cast<std::size_t>(thieves));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < thieves; ++t)
+    threads.emplace_back([&, t] {
+      auto& out = stolen[static_cast<std::size_t>(t)];
+      while (true) {
+        auto r = d.steal();
+        if (r.result == steal_result::success) out.push_back(*r.value);
+        else if (r.result == steal_result::empty && done.load(std::memory_order_acquire)) break;
+      }
+    });
+  std::vector<std::int64_t> popped;
+  std::mt19937 rng(42);
+  std::size_t next = 0;
+  while (next < n) {
+    if (rng() % 3 != 0) {
+      // Alternate between the classic push and private pushes published in bursts.
+      if (rng() % 2 == 0) d.push(&items[next++]);
+      else {
+        d.push_private(&items[next++]);
+        if (rng() % 4 == 0) d.publish();
+      }
+    } else if (auto* p = d.pop()) {
+      popped.push_back(*p);
+    }
+  }
+  d.publish();
+  while (auto* p = d.pop()) popped.push_back(*p);
+  done.store(true, std::memory_order_release);
+  for (auto& t : threads) t.join();
+  std::vector<std::int64_t> all = popped;
+  for (auto& s : stolen) all.insert(all.end(), s.begin(), s.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(all.size(), n);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(all[i], static_cast<std::int64_t>(i));
+  // Thieves take the oldest first: each thief's sequence increases.
+  for (auto& s : stolen) EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Thieves, DequeExactlyOnce, ::testing::Values(1, 2, 4, 8));
+
+// The last-element race: one item, owner pop against K thieves, exactly one winner.
+TEST(ChaseLevDeque, LastElementRaceHasExactlyOneWinner) {
+  const int rounds = static_cast<int>(forkjoin::test::scaled(100000, 20000));
+  constexpr int k_thieves = 3;
+  chase_lev_deque<std::int64_t*> d(2);
+  std::int64_t item = 7;
+  std::atomic<int> round{0};
+  std::atomic<int> finished{0};
+  std::atomic<int> wins{0};
+  std::atomic<bool> failed{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < k_thieves; ++t)
+    threads.emplace_back([&] {
+      for (int r = 1; r <= rounds; ++r) {
+        while (round.load(std::memory_order_acquire) < r) std::this_thread::yield();
+        auto s = d.steal();
+        if (s.result == steal_result::success) {
+          if (s.value != &item) failed = true;
+          wins.fetch_add(1);
+        }
+        finished.fetch_add(1, std::memory_order_acq_rel);
+      }
+    });
+  int owner_wins = 0;
+  for (int r = 1; r <= rounds; ++r) {
+    wins.store(0);
+    d.push(&item);
+    round.store(r, std::memory_order_release);
+    if (d.pop() == &item) ++owner_wins, wins.fetch_add(1);
+    while (finished.load(std::memory_order_acquire) < r * k_thieves) std::this_thread::yield();
+    ASSERT_EQ(wins.load(), 1) << "round " << r;
+    ASSERT_EQ(d.pop(), nullptr);
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_FALSE(failed.load());
+  EXPECT_GT(owner_wins, 0);
+}

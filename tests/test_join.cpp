@@ -1,0 +1,139 @@
+// join and parallel_invoke: results, recursion, deep chains, exceptions.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "forkjoin/forkjoin.hpp"
+#include "support.hpp"
+
+namespace fj = forkjoin;
+
+namespace {
+std::uint64_t fib(int n) {
+  if (n < 2) return static_cast<std::uint64_t>(n);
+  auto [a, b] = fj::join([n] { return fib(n - 1); }, [n] { return fib(n - 2); });
+  return a + b;
+}
+int chain(int depth) {
+  if (depth == 0) return 0;
+  auto [a, b] = fj::join([depth] { return chain(depth - 1); }, [] { return 1; });
+  return a + b;
+}
+}  // namespace
+
+TEST(Join, ReturnsBothResults) {
+  fj::pool p(4);
+  auto r = p.run([] { return fj::join([] { return 1; }, [] { return std::string("two"); }); });
+  EXPECT_EQ(r.first, 1);
+  EXPECT_EQ(r.second, "two");
+}
+
+TEST(Join, VoidResultsBecomeMonostateOrVoid) {
+  int a = 0, b = 0;
+  fj::join([&] { a = 1; }, [&] { b = 2; });  // both void: returns void, from outside any pool
+  EXPECT_EQ(a + b, 3);
+  auto r = fj::join([] {}, [] { return 5; });
+  static_assert(std::is_same_v<decltype(r), std::pair<std::monostate, int>>);
+  EXPECT_EQ(r.second, 5);
+}
+
+TEST(Join, ReferenceResultsStayReferences) {
+  int x = 1, y = 2;
+  auto r = fj::join([&]() -> int& { return x; }, [&]() -> int& { return y; });
+  r.first = 10;
+  EXPECT_EQ(x, 10);
+}
+
+class JoinFib : public ::testing::TestWithParam<std::size_t> {};
+TEST_P(JoinFib, FibByJoinMatchesSerial) {
+  fj::pool p(GetParam());
+  const int n = fj::test::under_sanitizer() ? 20 : 27;
+  EXPECT_EQ(p.run([n] { return fib(n); }), fj::test::serial_fib(n));
+}
+INSTANTIATE_TEST_SUITE_P(Threads, JoinFib, ::testing::Values(1, 2, 3, 4, 8, 16));
+
+TEST(Join, TenThousandDeepChain) {
+  fj::pool p(4);
+  EXPECT_EQ(p.run([] { return chain(10000); }), 10000);
+}
+
+TEST(Join, ExceptionInLeftStillRunsRight) {
+  fj::pool p(4);
+  for (int rep = 0; rep < 1000; ++rep) {
+    std::atomic<bool> right_ran{false};
+    EXPECT_THROW(p.run([&] { fj::join([] { throw std::runtime_error("f"); }, [&] { right_ran = true; }); }),
+                 std::runtime_error);
+    ASSERT_TRUE(right_ran.load());
+  }
+}
+
+TEST(Join, ExceptionInRightStillRunsLeft) {
+  fj::pool p(3);
+  for (int rep = 0; rep < 1000; ++rep) {
+    std::atomic<bool> left_ran{false};
+    try {
+      p.run([&] { fj::join([&] { left_ran = true; }, [] { throw std::logic_error("g"); }); });
+      FAIL() << "no exception";
+    } catch (const std::logic_error& e) {
+      EXPECT_STREQ(e.what(), "g");
+    }
+    ASSERT_TRUE(left_ran.load());
+  }
+}
+
+TEST(Join, BothThrowLeftWins) {
+  for (std::size_t threads : {1, 2, 4}) {
+    fj::pool p(threads);
+    for (int rep = 0; rep < 1000; ++rep) {
+      try {
+        p.run([] { fj::join([] { throw 1; }, [] { throw 2; }); });
+        FAIL();
+      } catch (int v) {
+        ASSERT_EQ(v, 1);  // a non-std exception comes back exactly
+      }
+    }
+  }
+}
+
+TEST(Join, ExceptionsDeepInsideRecursion) {
+  fj::pool p(4);
+  std::atomic<int> leaves{0};
+  auto rec = [&](auto& self, int depth) -> void {
+    if (depth == 0) {
+      if (leaves.fetch_add(1) == 300) throw std::runtime_error("leaf");
+      return;
+    }
+    fj::join([&] { self(self, depth - 1); }, [&] { self(self, depth - 1); });
+  };
+  EXPECT_THROW(p.run([&] { rec(rec, 10); }), std::runtime_error);
+  EXPECT_EQ(leaves.load(), 1024);  // every branch still ran
+}
+
+TEST(ParallelInvoke, RunsEveryCallableOnce) {
+  fj::pool p(4);
+  std::vector<std::atomic<int>> hits(5);
+  p.run([&] {
+    fj::parallel_invoke([&] { ++hits[0]; }, [&] { ++hits[1]; }, [&] { ++hits[2]; }, [&] { ++hits[3]; },
+                        [&] { ++hits[4]; });
+  });
+  for (auto& h : hits) EXPECT_EQ(h.load(), 1);
+  fj::parallel_invoke();
+  int solo = 0;
+  fj::parallel_invoke([&] { ++solo; });
+  EXPECT_EQ(solo, 1);
+}
+
+TEST(ParallelInvoke, LeftmostExceptionWins) {
+  std::atomic<int> ran{0};
+  try {
+    fj::parallel_invoke([&] { ++ran; }, [&] { ++ran; throw 2; }, [&] { ++ran; throw 3; });
+    FAIL();
+  } catch (int v) {
+    EXPECT_EQ(v, 2);
+  }
+  EXPECT_EQ(ran.load(), 3);
+}

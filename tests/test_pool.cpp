@@ -1,0 +1,160 @@
+// pool: sizing, environment, worker indices, external and cross-pool callers, lifecycle.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "forkjoin/forkjoin.hpp"
+#include "support.hpp"
+
+namespace fj = forkjoin;
+
+TEST(Pool, ZeroThreadsIsInvalid) { EXPECT_THROW(fj::pool p(0), std::invalid_argument); }
+
+TEST(Pool, SizesOneToSixteenRunWork) {
+  for (std::size_t n = 1; n <= 16; ++n) {
+    fj::pool p(n);
+    EXPECT_EQ(p.num_threads(), n);
+    std::atomic<int> sum{0};
+    p.run([&] {
+      fj::task_group g;
+      for (int i = 0; i < 200; ++i) g.run([&] { sum.fetch_add(1); });
+    });
+    EXPECT_EQ(sum.load(), 200);
+  }
+}
+
+TEST(Pool, ClampsHugeSizes) {
+  fj::pool_options o;
+  o.num_threads = 100000;
+  fj::pool p(o);
+  EXPECT_EQ(p.num_threads(), fj::pool_options::k_max_threads);
+  EXPECT_EQ(p.run([] { return 3; }), 3);
+}
+
+TEST(Pool, WorkerIndexInRange) {
+  EXPECT_EQ(fj::this_worker_index(), -1);
+  fj::pool p(4);
+  std::mutex m;
+  std::set<int> seen;
+  p.run([&] {
+    EXPECT_EQ(fj::this_worker_index(), 0);  // the caller works in the external slot
+    fj::task_group g;
+    for (int i = 0; i < 2000; ++i)
+      g.run([&] {
+        int w = fj::this_worker_index();
+        std::lock_guard<std::mutex> l(m);
+        seen.insert(w);
+      });
+  });
+  for (int w : seen) {
+    EXPECT_GE(w, 0);
+    EXPECT_LT(w, 4);
+  }
+  EXPECT_EQ(fj::this_worker_index(), -1);
+}
+
+TEST(Pool, RunReturnsResultAndRethrows) {
+  fj::pool p(2);
+  EXPECT_EQ(p.run([] { return 41 + 1; }), 42);
+  EXPECT_THROW(p.run([]() -> int { throw std::out_of_range("x"); }), std::out_of_range);
+}
+
+TEST(Pool, EightExternalThreadsAtOnce) {
+  for (std::size_t n : {1, 2, 4}) {
+    fj::pool p(n);
+    std::vector<std::thread> callers;
+    std::vector<std::uint64_t> results(8);
+    for (int t = 0; t < 8; ++t)
+      callers.emplace_back([&, t] {
+        for (int rep = 0; rep < 20; ++rep)
+          results[static_cast<std::size_t>(t)] = p.run([] {
+            auto rec = [](auto& self, int k) -> std::uint64_t {
+              if (k < 2) return static_cast<std::uint64_t>(k);
+              auto [a, b] = fj::join([&] { return self(self, k - 1); }, [&] { return self(self, k - 2); });
+              return a + b;
+            };
+            return rec(rec, 18);
+          });
+      });
+    for (auto& c : callers) c.join();
+    for (auto r : results) EXPECT_EQ(r, 2584u);
+  }
+}
+
+TEST(Pool, CrossPoolCallsDoNotDeadlock) {
+  fj::pool a(2), b(3);
+  auto r = a.run([&] {
+    auto [x, y] = fj::join([&] { return b.run([] { return fj::this_worker_index() >= 0 ? 1 : 0; }); },
+                           [&] { return b.run([&] { return a.run([] { return 2; }); }); });
+    return x + y;
+  });
+  EXPECT_EQ(r, 3);
+}
+
+TEST(Pool, ThousandCreateDestroyCycles) {
+  for (int i = 0; i < 1000; ++i) {
+    fj::pool p(static_cast<std::size_t>(1 + i % 4));
+    if (i % 2 == 0) {
+      EXPECT_EQ(p.run([] { return fj::join([] { return 1; }, [] { return 2; }).second; }), 2);
+    }
+  }
+}
+
+TEST(Pool, EnvironmentSetsDefaultSize) {
+  ::setenv("FORKJOIN_NUM_THREADS", "3", 1);
+  { fj::pool p; EXPECT_EQ(p.num_threads(), 3u); }
+  ::unsetenv("FORKJOIN_NUM_THREADS");
+  ::setenv("OMP_NUM_THREADS", "5,2", 1);
+  { fj::pool p; EXPECT_EQ(p.num_threads(), 5u); }
+  ::setenv("FORKJOIN_NUM_THREADS", "2", 1);  // forkjoin's own variable wins
+  { fj::pool p; EXPECT_EQ(p.num_threads(), 2u); }
+  ::setenv("FORKJOIN_NUM_THREADS", "lots", 1);
+  EXPECT_THROW(fj::pool p, std::invalid_argument);
+  ::setenv("FORKJOIN_NUM_THREADS", "0", 1);
+  EXPECT_THROW(fj::pool p, std::invalid_argument);
+  ::unsetenv("FORKJOIN_NUM_THREADS");
+  ::unsetenv("OMP_NUM_THREADS");
+}
+
+TEST(Pool, DefaultPoolIsShared) {
+  EXPECT_EQ(&fj::default_pool(), &fj::default_pool());
+  EXPECT_GE(fj::default_pool().num_threads(), 1u);
+}
+
+TEST(Pool, DestroyFromOwnWorkerIsFatal) {
+  EXPECT_DEATH(
+      {
+        auto* p = new fj::pool(2);
+        p->run([p] { delete p; });
+      },
+      "destroyed from one of its own tasks");
+}
+
+TEST(Pool, OversubscribedStress) {
+  // 16 workers on this 2-core machine: many preemptions inside the protocols.
+  fj::pool p(16);
+  for (int rep = 0; rep < 20; ++rep) {
+    std::atomic<long> leaves{0};
+    auto rec = [&](auto& self, int d) -> void {
+      if (d == 0) {
+        leaves.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+      if (d % 3 == 0) {
+        fj::task_group g;
+        for (int i = 0; i < 3; ++i) g.run([&] { self(self, d - 1); });
+        g.wait();
+      } else {
+        fj::join([&] { self(self, d - 1); }, [&] { self(self, d - 1); });
+      }
+    };
+    p.run([&] { rec(rec, 9); });
+    ASSERT_EQ(leaves.load(), 3 * 3 * 3 * 2 * 2 * 2 * 2 * 2 * 2);
+  }
+}
