@@ -29,12 +29,14 @@ struct pool_options {
   /// waiter's stack; a waiter stops stealing once half of its stack is used.
   std::size_t stack_size = std::size_t{8} << 20;
   /// How long an idle worker spins (PAUSE) looking for work before it starts yielding.
-  /// 50 us: covers the gap between back-to-back parallel loops (1-10 us measured in
-  /// bench/bench_runtime.cpp) with margin, yet costs under 0.1 ms of CPU per idle episode.
-  std::chrono::nanoseconds spin_time = std::chrono::microseconds(50);
-  /// sched_yield rounds after spinning, before parking on a futex. 16 is the low end of
-  /// the 16-32 that correctness.md I4 derives from Rayon, oneTBB and Taskflow.
-  unsigned yield_rounds = 16;
+  /// Short on purpose: a woken worker is often queued on its waker's CPU, and spinning
+  /// there starves the waker (bench_runtime's wake rendezvous took 70 us with 50 us of
+  /// spin, 20 us with 5 us). The yields that follow keep the worker hot without that cost.
+  std::chrono::nanoseconds spin_time = std::chrono::microseconds(5);
+  /// sched_yield rounds after spinning, before parking on a futex. 32: the high end of
+  /// the 16-32 that correctness.md I4 derives from Rayon, oneTBB and Taskflow, so that
+  /// back-to-back parallel loops (gaps of 1-10 us) still find their workers awake.
+  unsigned yield_rounds = 32;
   /// Pin worker i to the i-th CPU of the process's affinity mask (modulo its size).
   bool pin_threads = false;
   /// Worker thread names are "<prefix>-<index>" (truncated to 15 characters by Linux).
