@@ -36,3 +36,29 @@ inline std::int64_t scaled(std::int64_t n, std::int64_t sanitizer_n) {
 inline std::uint64_t serial_fib(int n) { return n < 2 ? static_cast<std::uint64_t>(n) : serial_fib(n - 1) + serial_fib(n - 2); }
 
 }  // namespace forkjoin::test
+
+#include <pthread.h>
+
+#include <functional>
+#include <stdexcept>
+
+namespace forkjoin::test {
+
+// Runs fn on a fresh thread with a stack of `bytes` (sanitizers inflate frames: a deep
+// recursion that fits 8 MiB natively may not fit under ASan's fake stacks).
+inline void run_on_big_stack(const std::function<void()>& fn, std::size_t bytes) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, bytes);
+  pthread_t t;
+  auto* arg = const_cast<std::function<void()>*>(&fn);
+  int rc = pthread_create(&t, &attr, [](void* a) -> void* {
+    (*static_cast<std::function<void()>*>(a))();
+    return nullptr;
+  }, arg);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) throw std::runtime_error("pthread_create failed");
+  pthread_join(t, nullptr);
+}
+
+}  // namespace forkjoin::test

@@ -57,8 +57,13 @@ TEST_P(JoinFib, FibByJoinMatchesSerial) {
 INSTANTIATE_TEST_SUITE_P(Threads, JoinFib, ::testing::Values(1, 2, 3, 4, 8, 16));
 
 TEST(Join, TenThousandDeepChain) {
-  fj::pool p(4);
-  EXPECT_EQ(p.run([] { return chain(10000); }), 10000);
+  fj::pool_options o;
+  o.num_threads = 4;
+  o.stack_size = std::size_t{256} << 20;  // thieves nest stolen links on their stacks too
+  fj::pool p(o);
+  int result = 0;
+  fj::test::run_on_big_stack([&] { result = p.run([] { return chain(10000); }); }, std::size_t{256} << 20);
+  EXPECT_EQ(result, 10000);
 }
 
 TEST(Join, ExceptionInLeftStillRunsRight) {
