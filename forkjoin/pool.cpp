@@ -95,7 +95,7 @@ pool_impl::pool_impl(const pool_options& options) : options_(options) {
   options_.num_threads = n;
   slots_.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
-    slots_.push_back(std::make_unique<worker>(this, static_cast<std::uint32_t>(i), &idle_));
+    slots_.push_back(std::make_unique<worker>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n), &idle_));
   sleepers_.reserve(n);
 
   const std::vector<int> cpus = options_.pin_threads ? allowed_cpus() : std::vector<int>{};

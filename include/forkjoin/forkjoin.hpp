@@ -4,3 +4,6 @@
 #include "forkjoin/join.hpp"
 #include "forkjoin/pool.hpp"
 #include "forkjoin/task_group.hpp"
+#include "forkjoin/parallel_for.hpp"
+#include "forkjoin/parallel_reduce.hpp"
+#include "forkjoin/schedule.hpp"

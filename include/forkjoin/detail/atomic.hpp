@@ -14,10 +14,20 @@ namespace forkjoin::detail {
 // the 128-byte lines of some ARM cores (oneTBB and crossbeam pad to the same figure).
 inline constexpr std::size_t k_cache_line = 128;
 
-// A full StoreLoad barrier. Under TSan this is still emitted, but TSan does not model it;
-// every pair that relies on it is also expressed through seq_cst read-modify-writes or
-// release/acquire operations in FORKJOIN_TSAN mode (see the call sites and DESIGN.md).
-inline void seq_cst_fence() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+// A full StoreLoad barrier (T2, S2, PushFence, SleepFence in DESIGN.md).
+//
+// Under TSan, which ignores std::atomic_thread_fence, the fence becomes a seq_cst
+// read-modify-write of one process-wide word: RMWs on one location are totally ordered and
+// TSan models them, so each fence site synchronises with the previous one. That is
+// stronger than a fence (it can hide a race between two fence sites, never invent one).
+inline void seq_cst_fence() noexcept {
+#if FORKJOIN_TSAN
+  static std::atomic<int> fence_word{0};
+  fence_word.fetch_add(0, std::memory_order_seq_cst);
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
 
 // Ordering for a store that a fence would otherwise publish: release under TSan (which
 // cannot see the fence), relaxed otherwise, where the preceding release fence does the job.

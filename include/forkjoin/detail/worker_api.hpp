@@ -29,13 +29,14 @@ inline constexpr bool wants_wake(std::uint64_t s) noexcept { return searching_of
 // One slot of a pool: a background thread, or slot 0, lent to the external thread that is
 // inside pool::run. Lives as long as the pool, so latches may point at it.
 struct alignas(k_cache_line) worker {
-  worker(pool_impl* p, std::uint32_t index, const std::atomic<std::uint64_t>* idle_word)
-      : pool_(p), idle_word_(idle_word), index_(index) {}
+  worker(pool_impl* p, std::uint32_t index, std::uint32_t pool_size, const std::atomic<std::uint64_t>* idle_word)
+      : pool_(p), idle_word_(idle_word), index_(index), pool_size_(pool_size) {}
 
   chase_lev_deque<job_header*> deque_;
   pool_impl* const pool_;
   const std::atomic<std::uint64_t>* const idle_word_;
   const std::uint32_t index_;
+  const std::uint32_t pool_size_;
 
   // Owner-thread state (the thread currently bound to the slot).
   bool searching_ = false;          // counted in the idle word's searching half

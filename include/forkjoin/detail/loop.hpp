@@ -1,0 +1,209 @@
+// loop.hpp: the engine under parallel_for and parallel_reduce. A loop is an offset range
+// [0, n) in an unsigned type and a chunk function chunk(lo, hi, acc) -> acc; each schedule
+// decides who runs which chunk. Results combine left to right, so a combine that is only
+// associative stays correct. Exceptions stop new chunks and propagate once through join.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <exception>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "forkjoin/detail/worker_api.hpp"
+#include "forkjoin/join.hpp"
+#include "forkjoin/pool.hpp"
+#include "forkjoin/schedule.hpp"
+
+namespace forkjoin::detail {
+
+struct no_result {};  // parallel_for's "accumulator"
+
+template <class U, class T, class Chunk, class Combine>
+class loop_engine {
+ public:
+  loop_engine(U n, const T& identity, Chunk& chunk, Combine& combine, const schedule& s, std::size_t team)
+      : n_(n), identity_(identity), chunk_(chunk), combine_(combine), sched_(s), team_(team) {}
+
+  T run() {
+    switch (sched_.type()) {
+      case schedule::kind::auto_: return run_auto();
+      case schedule::kind::static_:
+        if (sched_.chunk() == 0) return run_static_blocks(0, team_);
+        return run_chunked();
+      case schedule::kind::dynamic:
+      case schedule::kind::guided: return run_chunked();
+    }
+    return identity_;
+  }
+
+ private:
+  // Guarded chunk: skipped once some chunk threw; a throw sets the stop flag first.
+  T guarded(U lo, U hi, T acc) {
+    if (stop_.load(std::memory_order_relaxed)) return acc;
+    try {
+      return chunk_(lo, hi, std::move(acc));
+    } catch (...) {
+      stop_.store(true, std::memory_order_relaxed);
+      throw;
+    }
+  }
+  T combine(T a, T b) {
+    if constexpr (std::is_same_v<T, no_result>) return a;
+    else {
+      try {
+        return combine_(std::move(a), std::move(b));
+      } catch (...) {
+        stop_.store(true, std::memory_order_relaxed);
+        throw;
+      }
+    }
+  }
+  static bool demand() noexcept {
+    worker* w = tls_worker;
+    return w->deque_.split_requested() || wants_wake(w->idle_word_->load(std::memory_order_relaxed));
+  }
+
+  // auto_: lazy binary splitting. ceil(log2 team) eager halvings give every thread one
+  // contiguous share; afterwards a share splits its remainder only when a thief asked for
+  // work (split request) or a sleeper could take it (idle word), checked between grains.
+  T run_auto() {
+    grain_ = sched_.chunk() != 0 ? static_cast<U>(std::min<std::size_t>(sched_.chunk(), n_))
+                                 : static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 16)));
+    lazy_ = sched_.max_threads() == 0;
+    const int depth = team_ <= 1 ? 0 : static_cast<int>(std::bit_width(team_ - 1));
+    return split_auto(0, n_, depth);
+  }
+  T split_auto(U lo, U hi, int depth) {
+    if (depth > 0 && hi - lo > grain_) {
+      const U mid = static_cast<U>(lo + (hi - lo) / 2);
+      auto [a, b] = join([&] { return split_auto(lo, mid, depth - 1); }, [&] { return split_auto(mid, hi, depth - 1); });
+      return combine(std::move(a), std::move(b));
+    }
+    T acc = identity_;
+    while (hi - lo > grain_) {
+      acc = guarded(lo, static_cast<U>(lo + grain_), std::move(acc));
+      lo = static_cast<U>(lo + grain_);
+      if (lazy_ && hi - lo > grain_ && demand()) return combine(std::move(acc), split_auto(lo, hi, 1));
+    }
+    return guarded(lo, hi, std::move(acc));
+  }
+
+  // static_(0): OpenMP's blocks. Block b starts at b*q + min(b, r) and has q + (b < r)
+  // iterations (q = n / T, r = n % T), as libgomp computes them.
+  T run_static_blocks(std::size_t b0, std::size_t b1) {
+    if (b1 - b0 == 1) {
+      const std::size_t t = std::min<std::size_t>(team_, n_);
+      if (b0 >= t) return identity_;
+      const U q = static_cast<U>(n_ / t), r = static_cast<U>(n_ % t), b = static_cast<U>(b0);
+      const U begin = static_cast<U>(b * q + std::min(b, r));
+      return guarded(begin, static_cast<U>(begin + q + (b < r ? 1 : 0)), identity_);
+    }
+    const std::size_t mid = b0 + (b1 - b0) / 2;
+    auto [a, c] = join([&] { return run_static_blocks(b0, mid); }, [&] { return run_static_blocks(mid, b1); });
+    return combine(std::move(a), std::move(c));
+  }
+
+  // static_(c), dynamic, guided: `team` participants claim chunks. static_(c) deals chunk k
+  // to participant k mod T; the others take them from a shared cursor (CAS, so the cursor
+  // never wraps around for ranges at the type's limit). A reduce keeps one partial per
+  // chunk, indexed by offset / chunk, and folds them left to right at the end.
+  T run_chunked() {
+    chunk_size_ = static_cast<U>(std::min<std::size_t>(std::max<std::size_t>(sched_.chunk(), 1), n_));
+    if constexpr (!std::is_same_v<T, no_result>)
+      partials_.resize(chunk_count());
+    participants(0, std::min<std::size_t>(team_, chunk_count()));
+    T acc = identity_;
+    if constexpr (!std::is_same_v<T, no_result>)
+      for (auto& p : partials_)
+        if (p) acc = combine(std::move(acc), std::move(*p));
+    return acc;
+  }
+  // ceil(n / chunk) without computing n + chunk - 1, which can wrap at the type's limit.
+  std::size_t chunk_count() const noexcept {
+    return static_cast<std::size_t>(n_ / chunk_size_) + (n_ % chunk_size_ != 0 ? 1 : 0);
+  }
+  void participants(std::size_t p0, std::size_t p1) {
+    FORKJOIN_DEBUG_ASSERT(p1 > p0, "loop: empty participant range");
+    if (p1 - p0 == 1) {
+      participate(p0);
+      return;
+    }
+    const std::size_t mid = p0 + (p1 - p0) / 2;
+    join([&] { participants(p0, mid); }, [&] { participants(mid, p1); });
+  }
+  void run_one(U lo, U hi) {
+    if constexpr (std::is_same_v<T, no_result>) {
+      guarded(lo, hi, identity_);
+    } else {
+      T r = guarded(lo, hi, identity_);
+      if (!stop_.load(std::memory_order_relaxed)) partials_[static_cast<std::size_t>(lo / chunk_size_)].emplace(std::move(r));
+    }
+  }
+  void participate(std::size_t me) {
+    const U c = chunk_size_;
+    if (sched_.type() == schedule::kind::static_) {
+      const std::size_t t = std::min<std::size_t>(team_, chunk_count());
+      if (static_cast<std::size_t>(n_ / c) < me) return;
+      for (U lo = static_cast<U>(me * c); lo < n_ && !stop_.load(std::memory_order_relaxed);) {
+        const U hi = n_ - lo <= c ? n_ : static_cast<U>(lo + c);
+        run_one(lo, hi);
+        // Next start lo + t*c exists iff t*c <= n - 1 - lo; tested by division so that
+        // nothing wraps at the type's limit.
+        if (static_cast<std::size_t>((n_ - 1 - lo) / c) < t) break;
+        lo = static_cast<U>(lo + t * c);
+      }
+      return;
+    }
+    const bool guided = sched_.type() == schedule::kind::guided;
+    U lo = cursor_.load(std::memory_order_relaxed);
+    while (!stop_.load(std::memory_order_relaxed)) {
+      if (lo >= n_) return;
+      U size = c;
+      if (guided) {  // libgomp: ceil(remaining / T), at least the minimum chunk
+        const U remaining = n_ - lo;
+        const U q = static_cast<U>(remaining / team_ + (remaining % team_ != 0));
+        size = std::max(q, c);
+      }
+      const U hi = n_ - lo <= size ? n_ : static_cast<U>(lo + size);
+      if (!cursor_.compare_exchange_weak(lo, hi, std::memory_order_relaxed)) continue;  // relaxed: chunks share no data through the cursor
+      run_one(lo, hi);
+      lo = cursor_.load(std::memory_order_relaxed);
+    }
+  }
+
+  const U n_;
+  const T& identity_;
+  Chunk& chunk_;
+  Combine& combine_;
+  const schedule sched_;
+  const std::size_t team_;
+  std::atomic<bool> stop_{false};
+  U grain_ = 1;
+  bool lazy_ = true;
+  U chunk_size_ = 1;
+  alignas(k_cache_line) std::atomic<U> cursor_{0};
+  std::vector<std::optional<T>> partials_;
+};
+
+// Runs the engine in the current pool (default_pool() from outside), serially when the
+// schedule says so or the range is a single grain.
+template <class U, class T, class Chunk, class Combine>
+T run_loop(U n, const T& identity, Chunk& chunk, Combine& combine, const schedule& s) {
+  if (n == 0) return identity;
+  if (!s.parallel() || n == 1) return chunk(U{0}, n, T(identity));
+  auto body = [&]() -> T {
+    std::size_t team = tls_worker->pool_size_;
+    if (s.max_threads() != 0) team = std::min(team, s.max_threads());
+    if (team <= 1) return chunk(U{0}, n, T(identity));
+    loop_engine<U, T, Chunk, Combine> engine(n, identity, chunk, combine, s, team);
+    return engine.run();
+  };
+  if (tls_worker == nullptr) return default_pool().run(body);
+  return body();
+}
+
+}  // namespace forkjoin::detail

@@ -1,0 +1,78 @@
+// parallel_for.hpp: parallel_for over an integer range and parallel_for_each over random
+// access iterators, with OpenMP-style schedules. Index arithmetic: bounds convert to their
+// common type C; lengths are taken in make_unsigned_t<C> and never overflow.
+#pragma once
+
+#include <concepts>
+#include <functional>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "forkjoin/detail/loop.hpp"
+#include "forkjoin/schedule.hpp"
+
+namespace forkjoin {
+namespace detail {
+
+template <class I>
+concept loop_index = std::integral<I> && !std::same_as<std::remove_cv_t<I>, bool>;
+
+// The loop's index type and its offset range; throws when a bound does not fit.
+template <class I1, class I2>
+struct index_space {
+  using index = std::common_type_t<I1, I2>;
+  using offset = std::make_unsigned_t<index>;
+  index first;
+  offset size;
+  index_space(I1 f, I2 l) {
+    if (!std::in_range<index>(f) || !std::in_range<index>(l))
+      throw std::invalid_argument("forkjoin: loop bound " + std::to_string(std::in_range<index>(f) ? l : f) +
+                                  " does not fit the loop's common index type");
+    first = static_cast<index>(f);
+    const auto last = static_cast<index>(l);
+    size = first < last ? static_cast<offset>(static_cast<offset>(last) - static_cast<offset>(first)) : offset{0};
+  }
+  index at(offset k) const noexcept { return static_cast<index>(static_cast<offset>(static_cast<offset>(first) + k)); }
+};
+
+}  // namespace detail
+
+/// Calls body(i) for every i in [first, last), or body(begin, end) for disjoint chunks
+/// covering it (the form is chosen by what body accepts; one index argument wins). Bounds
+/// of different integral types run in their common type; a bound that type cannot hold
+/// (a negative int against a size_t) throws std::invalid_argument. first >= last calls
+/// nothing. An exception from body stops new chunks and is rethrown once.
+template <detail::loop_index I1, detail::loop_index I2, class Body>
+void parallel_for(I1 first, I2 last, Body&& body, schedule s = schedule::auto_()) {
+  detail::index_space<I1, I2> space(first, last);
+  using index = typename decltype(space)::index;
+  using offset = typename decltype(space)::offset;
+  static_assert(std::invocable<Body&, index> || std::invocable<Body&, index, index>,
+                "parallel_for: body must accept (index) or (begin, end)");
+  auto chunk = [&](offset lo, offset hi, detail::no_result acc) {
+    if constexpr (std::invocable<Body&, index>) {
+      const index end = space.at(hi);
+      for (index i = space.at(lo); i != end; ++i) std::invoke(body, i);
+    } else {
+      std::invoke(body, space.at(lo), space.at(hi));
+    }
+    return acc;
+  };
+  auto combine = [](detail::no_result a, detail::no_result) { return a; };
+  detail::run_loop(space.size, detail::no_result{}, chunk, combine, s);
+}
+
+/// Calls body(*it) for every iterator in [first, last).
+template <std::random_access_iterator It, class Body>
+void parallel_for_each(It first, It last, Body&& body, schedule s = schedule::auto_()) {
+  using diff = std::iter_difference_t<It>;
+  const diff n = last - first;
+  parallel_for(diff{0}, n < 0 ? diff{0} : n, [&](diff b, diff e) {
+    for (It it = first + b, end = first + e; it != end; ++it) std::invoke(body, *it);
+  }, s);
+}
+
+}  // namespace forkjoin

@@ -1,0 +1,78 @@
+// parallel_reduce.hpp: parallel_reduce with OpenMP-style schedules, and
+// parallel_deterministic_reduce, whose split tree depends only on the range and the grain.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+#include "forkjoin/join.hpp"
+#include "forkjoin/parallel_for.hpp"
+
+namespace forkjoin {
+
+/// Reduces [first, last): body(i) -> T combined in index order, or body(begin, end, acc)
+/// -> T for a chunk (lets the inner loop vectorise). combine must be associative; it need
+/// not be commutative: partial results are always combined left to right. An empty range
+/// returns identity. Exceptions from body or combine are rethrown once; no partial result
+/// escapes.
+template <detail::loop_index I1, detail::loop_index I2, class T, class Body, class Combine>
+T parallel_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine,
+                  schedule s = schedule::auto_()) {
+  detail::index_space<I1, I2> space(first, last);
+  using index = typename decltype(space)::index;
+  using offset = typename decltype(space)::offset;
+  static_assert(std::invocable<Body&, index, index, T> || std::invocable<Body&, index>,
+                "parallel_reduce: body must accept (index) or (begin, end, T acc)");
+  auto chunk = [&](offset lo, offset hi, T acc) -> T {
+    if constexpr (std::invocable<Body&, index, index, T>) {
+      return std::invoke(body, space.at(lo), space.at(hi), std::move(acc));
+    } else {
+      const index end = space.at(hi);
+      for (index i = space.at(lo); i != end; ++i) acc = std::invoke(combine, std::move(acc), std::invoke(body, i));
+      return acc;
+    }
+  };
+  auto join_results = [&](T a, T b) -> T { return std::invoke(combine, std::move(a), std::move(b)); };
+  return detail::run_loop(space.size, identity, chunk, join_results, s);
+}
+
+namespace detail {
+template <class Offset, class T, class Chunk, class Combine>
+T deterministic_tree(Offset lo, Offset hi, Offset grain, const T& identity, Chunk& chunk, Combine& combine) {
+  if (hi - lo <= grain) return chunk(lo, hi, T(identity));
+  const Offset mid = lo + (hi - lo) / 2;
+  auto [a, b] = join([&] { return deterministic_tree(lo, mid, grain, identity, chunk, combine); },
+                     [&] { return deterministic_tree(mid, hi, grain, identity, chunk, combine); });
+  return std::invoke(combine, std::move(a), std::move(b));
+}
+}  // namespace detail
+
+/// Like parallel_reduce, but bitwise-identical on every run and every thread count: the
+/// range is halved until pieces hold at most `grain` iterations (0: 1024), each piece
+/// starts from identity, and pieces combine in a fixed tree.
+template <detail::loop_index I1, detail::loop_index I2, class T, class Body, class Combine>
+T parallel_deterministic_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine,
+                                std::size_t grain = 0) {
+  detail::index_space<I1, I2> space(first, last);
+  using index = typename decltype(space)::index;
+  using offset = typename decltype(space)::offset;
+  if (space.size == 0) return identity;
+  const offset g = static_cast<offset>(std::clamp<std::size_t>(grain == 0 ? 1024 : grain, 1, space.size));
+  auto chunk = [&](offset lo, offset hi, T acc) -> T {
+    if constexpr (std::invocable<Body&, index, index, T>) {
+      return std::invoke(body, space.at(lo), space.at(hi), std::move(acc));
+    } else {
+      const index end = space.at(hi);
+      for (index i = space.at(lo); i != end; ++i) acc = std::invoke(combine, std::move(acc), std::invoke(body, i));
+      return acc;
+    }
+  };
+  auto run = [&] { return detail::deterministic_tree(offset{0}, space.size, g, identity, chunk, combine); };
+  if (detail::tls_worker == nullptr) return default_pool().run(run);
+  return run();
+}
+
+}  // namespace forkjoin

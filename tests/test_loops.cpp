@@ -1,0 +1,263 @@
+// Loops: exactly-once coverage for every schedule, index type and awkward range; chunk
+// forms; OpenMP's static mapping; reductions (order kept, deterministic); exceptions;
+// nesting; schedule parsing and bad bounds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "forkjoin/forkjoin.hpp"
+#include "support.hpp"
+
+namespace fj = forkjoin;
+
+namespace {
+std::vector<fj::schedule> all_schedules() {
+  return {fj::schedule::auto_(),    fj::schedule::auto_(7),    fj::schedule::static_(),
+          fj::schedule::static_(1), fj::schedule::static_(5),  fj::schedule::dynamic(),
+          fj::schedule::dynamic(64), fj::schedule::guided(),   fj::schedule::guided(9),
+          fj::schedule::auto_().num_threads(2), fj::schedule::dynamic(3).parallel_if(false)};
+}
+
+template <class I>
+void check_exactly_once(I first, std::size_t n, const fj::schedule& s) {
+  std::vector<std::atomic<int>> hits(n);
+  const I last = static_cast<I>(static_cast<std::make_unsigned_t<I>>(first) + n);
+  using U = std::make_unsigned_t<I>;
+  fj::parallel_for(first, last, [&](I i) {
+    // Cast back to U: the subtraction promotes small types to int.
+    hits[static_cast<std::size_t>(static_cast<U>(static_cast<U>(i) - static_cast<U>(first)))]++;
+  }, s);
+  for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(hits[k].load(), 1) << "offset " << k << " of " << n;
+}
+
+template <class I>
+void check_type(fj::pool& p) {
+  const std::size_t P = p.num_threads();
+  for (const auto& s : all_schedules())
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, P - 1, P, P + 1, std::size_t{64}, std::size_t{100003}}) {
+      if (n > static_cast<std::size_t>(std::numeric_limits<I>::max()) - 1) continue;
+      p.run([&] {
+        check_exactly_once<I>(I{0}, n, s);
+        if constexpr (std::is_signed_v<I>) {
+          if (n <= static_cast<std::size_t>(std::numeric_limits<I>::max()))
+            check_exactly_once<I>(static_cast<I>(-static_cast<long long>(n / 2)), n, s);
+        }
+      });
+    }
+  // Ranges touching the type's limits.
+  p.run([&] {
+    check_exactly_once<I>(static_cast<I>(std::numeric_limits<I>::max() - 3), 3, fj::schedule::dynamic());
+    check_exactly_once<I>(std::numeric_limits<I>::min(), 3, fj::schedule::guided());
+  });
+}
+}  // namespace
+
+TEST(ParallelFor, ExactlyOnceEveryScheduleAndType) {
+  fj::pool p(4);
+  check_type<std::int8_t>(p);
+  check_type<std::uint8_t>(p);
+  check_type<std::int16_t>(p);
+  check_type<std::uint16_t>(p);
+  check_type<std::int32_t>(p);
+  check_type<std::uint32_t>(p);
+  check_type<std::int64_t>(p);
+  check_type<std::uint64_t>(p);
+}
+
+TEST(ParallelFor, WholeRangeOfSmallTypes) {
+  fj::pool p(3);
+  for (const auto& s : all_schedules()) {
+    std::atomic<long> count{0};
+    fj::parallel_for(std::int8_t{INT8_MIN}, std::int8_t{INT8_MAX}, [&](std::int8_t) { ++count; }, s);
+    EXPECT_EQ(count.load(), 255);
+    count = 0;
+    fj::parallel_for(std::int16_t{INT16_MIN}, std::int16_t{INT16_MAX}, [&](std::int16_t) { ++count; }, s);
+    EXPECT_EQ(count.load(), 65535);
+  }
+}
+
+TEST(ParallelFor, IntMinToIntMaxChunksAreDisjointAndCover) {
+  fj::pool p(4);
+  for (const auto& s : {fj::schedule::auto_(), fj::schedule::static_(), fj::schedule::static_(1 << 28),
+                        fj::schedule::dynamic(1 << 27), fj::schedule::guided(1 << 26)}) {
+    std::mutex m;
+    std::vector<std::pair<long long, long long>> chunks;
+    p.run([&] {
+      fj::parallel_for(INT_MIN, INT_MAX, [&](int b, int e) {
+        std::lock_guard<std::mutex> l(m);
+        chunks.emplace_back(b, e);
+      }, s);
+    });
+    std::sort(chunks.begin(), chunks.end());
+    ASSERT_FALSE(chunks.empty());
+    EXPECT_EQ(chunks.front().first, INT_MIN);
+    EXPECT_EQ(chunks.back().second, INT_MAX);
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      EXPECT_LT(chunks[i].first, chunks[i].second);
+      if (i > 0) {
+        EXPECT_EQ(chunks[i - 1].second, chunks[i].first);
+      }
+    }
+  }
+}
+
+TEST(ParallelFor, Int64Limits) {
+  std::atomic<int> count{0};
+  fj::parallel_for(INT64_MAX - 10, INT64_MAX, [&](std::int64_t) { ++count; });
+  fj::parallel_for(INT64_MIN, INT64_MIN + 10, [&](std::int64_t) { ++count; }, fj::schedule::dynamic());
+  fj::parallel_for(UINT64_MAX - 10, UINT64_MAX, [&](std::uint64_t) { ++count; }, fj::schedule::guided());
+  EXPECT_EQ(count.load(), 30);
+}
+
+TEST(ParallelFor, EmptyAndReversedRangesCallNothing) {
+  int calls = 0;
+  fj::parallel_for(5, 5, [&](int) { ++calls; });
+  fj::parallel_for(10, 3, [&](int) { ++calls; }, fj::schedule::dynamic());
+  fj::parallel_for(10u, 3u, [&](unsigned, unsigned) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(ParallelFor, MixedBoundTypes) {
+  std::vector<int> v(1000, 1);
+  fj::parallel_for(0, v.size(), [&](std::size_t i) { v[i] = 2; });
+  EXPECT_EQ(std::count(v.begin(), v.end(), 2), 1000);
+  EXPECT_THROW(fj::parallel_for(-1, v.size(), [](std::size_t) {}), std::invalid_argument);
+}
+
+TEST(ParallelFor, StaticMatchesOpenMPBlocks) {
+  for (std::size_t T : {1u, 2u, 3u, 4u, 7u}) {
+    fj::pool p(T);
+    for (long n : {1L, 5L, 7L, 100L, 1001L}) {
+      std::mutex m;
+      std::vector<std::pair<long, long>> blocks;
+      p.run([&] {
+        fj::parallel_for(0L, n, [&](long b, long e) {
+          std::lock_guard<std::mutex> l(m);
+          blocks.emplace_back(b, e);
+        }, fj::schedule::static_());
+      });
+      std::sort(blocks.begin(), blocks.end());
+      const long t = static_cast<long>(std::min<std::size_t>(T, static_cast<std::size_t>(n)));
+      ASSERT_EQ(static_cast<long>(blocks.size()), t);
+      for (long i = 0; i < t; ++i) {  // libgomp: q = n / t, r = n % t, block i = [i*q + min(i, r), + q + (i < r))
+        const long q = n / t, r = n % t;
+        EXPECT_EQ(blocks[static_cast<std::size_t>(i)].first, i * q + std::min(i, r));
+        EXPECT_EQ(blocks[static_cast<std::size_t>(i)].second, i * q + std::min(i, r) + q + (i < r ? 1 : 0));
+      }
+    }
+  }
+}
+
+TEST(ParallelFor, ForEachVisitsEveryElement) {
+  std::vector<int> v(10007, 3);
+  fj::parallel_for_each(v.begin(), v.end(), [](int& x) { x *= 2; }, fj::schedule::guided(4));
+  EXPECT_EQ(std::count(v.begin(), v.end(), 6), 10007);
+}
+
+TEST(ParallelFor, BodyExceptionRethrownOnce) {
+  fj::pool p(4);
+  for (const auto& s : all_schedules()) {
+    std::atomic<int> ran{0};
+    EXPECT_THROW(p.run([&] {
+      fj::parallel_for(0, 100000, [&](int i) {
+        ++ran;
+        if (i == 777) throw std::runtime_error("body");
+      }, s);
+    }), std::runtime_error);
+    EXPECT_LE(ran.load(), 100000);
+  }
+}
+
+TEST(ParallelFor, NestedLoopsSum) {
+  fj::pool p(4);
+  std::atomic<long> sum{0};
+  p.run([&] {
+    fj::parallel_for(0, 1000, [&](int i) {
+      long local = fj::parallel_reduce(0, 1000, 0L, [i](int j) { return long(i) * 1000 + j; }, std::plus<>{});
+      sum += local;
+    });
+  });
+  EXPECT_EQ(sum.load(), 999999L * 1000000L / 2);
+}
+
+TEST(ParallelReduce, EqualsSerialForEverySchedule) {
+  fj::pool p(3);
+  for (const auto& s : all_schedules())
+    for (long n : {0L, 1L, 2L, 3L, 64L, 100003L}) {
+      long expect = n * (n - 1) / 2;
+      EXPECT_EQ(p.run([&] { return fj::parallel_reduce(0L, n, 0L, [](long i) { return i; }, std::plus<>{}, s); }), expect);
+      auto chunked = [](long b, long e, long acc) {
+        for (long i = b; i < e; ++i) acc += i;
+        return acc;
+      };
+      EXPECT_EQ(p.run([&] { return fj::parallel_reduce(0L, n, 0L, chunked, std::plus<>{}, s); }), expect);
+    }
+}
+
+TEST(ParallelReduce, KeepsOrderForNonCommutativeCombine) {
+  fj::pool p(4);
+  std::string expect;
+  for (int i = 0; i < 2000; ++i) expect += static_cast<char>('a' + i % 26);
+  for (const auto& s : all_schedules()) {
+    std::string got = p.run([&] {
+      return fj::parallel_reduce(0, 2000, std::string(), [](int i) { return std::string(1, static_cast<char>('a' + i % 26)); },
+                                 [](std::string a, const std::string& b) { return a + b; }, s);
+    });
+    EXPECT_EQ(got, expect);
+  }
+}
+
+TEST(ParallelReduce, CombineExceptionRethrown) {
+  fj::pool p(2);
+  EXPECT_THROW(p.run([] {
+    return fj::parallel_reduce(0, 10000, 0, [](int) { return 1; }, [](int a, int b) -> int {
+      if (a + b > 5000) throw std::overflow_error("combine");
+      return a + b;
+    });
+  }), std::overflow_error);
+}
+
+TEST(ParallelDeterministicReduce, BitwiseIdenticalAcrossThreadCounts) {
+  std::vector<double> x(100003);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 / static_cast<double>(i + 1) * ((i % 3) ? 1e8 : 1e-8);
+  std::vector<double> results;
+  for (std::size_t T : {1u, 2u, 3u, 4u, 8u}) {
+    fj::pool p(T);
+    for (int rep = 0; rep < 3; ++rep)
+      results.push_back(p.run([&] {
+        return fj::parallel_deterministic_reduce(std::size_t{0}, x.size(), 0.0, [&](std::size_t i) { return x[i]; }, std::plus<>{}, 100);
+      }));
+  }
+  for (double r : results) EXPECT_EQ(std::memcmp(&r, &results[0], sizeof r), 0);
+}
+
+TEST(Schedule, ParsesOpenMPSyntax) {
+  EXPECT_EQ(fj::schedule::parse("dynamic,64"), fj::schedule::dynamic(64));
+  EXPECT_EQ(fj::schedule::parse(" nonmonotonic:guided , 8 "), fj::schedule::guided(8));
+  EXPECT_EQ(fj::schedule::parse("STATIC"), fj::schedule::static_());
+  EXPECT_EQ(fj::schedule::parse("auto"), fj::schedule::auto_());
+  for (const char* bad : {"", "fast", "dynamic,", "dynamic,0", "dynamic,-3", "dynamic,4x", "weird:static", "static,,2"})
+    EXPECT_THROW(fj::schedule::parse(bad), std::invalid_argument) << bad;
+}
+
+TEST(Schedule, RuntimeReadsEnvironment) {
+  ::setenv("OMP_SCHEDULE", "guided,5", 1);
+  EXPECT_EQ(fj::schedule::runtime(), fj::schedule::guided(5));
+  ::setenv("FORKJOIN_SCHEDULE", "dynamic,2", 1);
+  EXPECT_EQ(fj::schedule::runtime(), fj::schedule::dynamic(2));
+  ::setenv("FORKJOIN_SCHEDULE", "sometimes", 1);
+  EXPECT_THROW(fj::schedule::runtime(), std::invalid_argument);
+  ::unsetenv("FORKJOIN_SCHEDULE");
+  ::unsetenv("OMP_SCHEDULE");
+  EXPECT_EQ(fj::schedule::runtime(), fj::schedule::auto_());
+}
