@@ -12,6 +12,24 @@
 #include "forkjoin/parallel_for.hpp"
 
 namespace forkjoin {
+namespace detail {
+// The chunk function of both reduces: the body's chunk form, or its element form folded
+// left to right with combine.
+template <class T, class Space, class Body, class Combine>
+auto reduce_chunk(const Space& space, Body& body, Combine& combine) {
+  using index = typename Space::index;
+  using offset = typename Space::offset;
+  return [&space, &body, &combine](offset lo, offset hi, T acc) -> T {
+    if constexpr (std::invocable<Body&, index, index, T>) {
+      return std::invoke(body, space.at(lo), space.at(hi), std::move(acc));
+    } else {
+      const index end = space.at(hi);
+      for (index i = space.at(lo); i != end; ++i) acc = std::invoke(combine, std::move(acc), std::invoke(body, i));
+      return acc;
+    }
+  };
+}
+}  // namespace detail
 
 /// Reduces [first, last): body(i) -> T combined in index order, or body(begin, end, acc)
 /// -> T for a chunk (lets the inner loop vectorise). combine must be associative; it need
@@ -23,18 +41,9 @@ T parallel_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine,
                   schedule s = schedule::auto_()) {
   detail::index_space<I1, I2> space(first, last);
   using index = typename decltype(space)::index;
-  using offset = typename decltype(space)::offset;
   static_assert(std::invocable<Body&, index, index, T> || std::invocable<Body&, index>,
                 "parallel_reduce: body must accept (index) or (begin, end, T acc)");
-  auto chunk = [&](offset lo, offset hi, T acc) -> T {
-    if constexpr (std::invocable<Body&, index, index, T>) {
-      return std::invoke(body, space.at(lo), space.at(hi), std::move(acc));
-    } else {
-      const index end = space.at(hi);
-      for (index i = space.at(lo); i != end; ++i) acc = std::invoke(combine, std::move(acc), std::invoke(body, i));
-      return acc;
-    }
-  };
+  auto chunk = detail::reduce_chunk<T>(space, body, combine);
   auto join_results = [&](T a, T b) -> T { return std::invoke(combine, std::move(a), std::move(b)); };
   return detail::run_loop(space.size, identity, chunk, join_results, s);
 }
@@ -57,19 +66,10 @@ template <detail::loop_index I1, detail::loop_index I2, class T, class Body, cla
 T parallel_deterministic_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine,
                                 std::size_t grain = 0) {
   detail::index_space<I1, I2> space(first, last);
-  using index = typename decltype(space)::index;
   using offset = typename decltype(space)::offset;
   if (space.size == 0) return identity;
   const offset g = static_cast<offset>(std::clamp<std::size_t>(grain == 0 ? 1024 : grain, 1, space.size));
-  auto chunk = [&](offset lo, offset hi, T acc) -> T {
-    if constexpr (std::invocable<Body&, index, index, T>) {
-      return std::invoke(body, space.at(lo), space.at(hi), std::move(acc));
-    } else {
-      const index end = space.at(hi);
-      for (index i = space.at(lo); i != end; ++i) acc = std::invoke(combine, std::move(acc), std::invoke(body, i));
-      return acc;
-    }
-  };
+  auto chunk = detail::reduce_chunk<T>(space, body, combine);
   auto run = [&] { return detail::deterministic_tree(offset{0}, space.size, g, identity, chunk, combine); };
   if (detail::tls_worker == nullptr) return default_pool().run(run);
   return run();
