@@ -117,7 +117,7 @@ pool_impl::pool_impl(const pool_options& options) : options_(options) {
   }
   pthread_attr_destroy(&attr);
   if (error != 0) {  // no leaked threads: stop and join the ones that started
-    shutdown_.store(true, std::memory_order_seq_cst);
+    shutdown_.store(true, std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load
     wake_all();
     for (pthread_t t : threads_) pthread_join(t, nullptr);
     throw std::system_error(error, std::generic_category(), "forkjoin: cannot start worker thread");
@@ -128,7 +128,7 @@ pool_impl::~pool_impl() {
   worker* w = tls_worker;
   FORKJOIN_ASSERT(w == nullptr || w->pool_ != this,
                   "a pool was destroyed from one of its own tasks (it would have to join itself)");
-  shutdown_.store(true, std::memory_order_seq_cst);  // [P-TERM Close] read by every ReadJob re-check
+  shutdown_.store(true, std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load in ReadJob
   wake_all();                                        // [P-TERM Wake]
   for (pthread_t t : threads_) pthread_join(t, nullptr);  // [P-TERM Join] workers leave only when drained
 }

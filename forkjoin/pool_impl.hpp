@@ -54,10 +54,10 @@ class pool_impl {
 
   // injector.cpp
   void inject(job_header* j);
-  injector& injected() noexcept { return injector_; }
 
   // pool.cpp
   void run_external(job_header& job, void (*wait)(job_header&));
+  // Acquire pairs with [P-TERM Close]: a worker that sees the flag sees everything before it.
   bool shutting_down() const noexcept { return shutdown_.load(std::memory_order_acquire); }
 
  private:

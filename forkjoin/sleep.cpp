@@ -39,7 +39,8 @@ void pool_impl::remove_sleeper_locked(worker& w) noexcept {
   last->sleeper_pos_ = w.sleeper_pos_;
   sleepers_.pop_back();
   w.in_sleepers_ = false;
-  // [INV-COUNT] the remover (waker or the sleeper itself) moves w from sleeping to searching.
+  // [INV-COUNT] the remover (waker or the sleeper itself) moves w from sleeping to searching;
+  // seq_cst like [P-SLEEP IncSleepers], so ReadSleepers after PushFence sees a consistent count.
   [[maybe_unused]] std::uint64_t prev = idle_.fetch_add(k_searching_one - k_sleeping_one, std::memory_order_seq_cst);
   FORKJOIN_DEBUG_ASSERT(sleeping_of(prev) >= 1, "idle word: sleeping underflow [INV-COUNT]");
 }

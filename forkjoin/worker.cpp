@@ -60,8 +60,6 @@ bool below_steal_limit(const worker& w) noexcept {
 
 }  // namespace
 
-void execute_job(worker&, job_header* j) noexcept { j->execute(j); }
-
 job_header* pool_impl::take_injected(worker& w, bool batch) noexcept {
   const std::size_t len = injector_.size();
   if (len == 0) return nullptr;

@@ -33,9 +33,6 @@ inline void seq_cst_fence() noexcept {
 // cannot see the fence), relaxed otherwise, where the preceding release fence does the job.
 inline constexpr std::memory_order k_fenced_store =
     FORKJOIN_TSAN ? std::memory_order_release : std::memory_order_relaxed;
-// The load side of the same pairs: acquire under TSan, relaxed before an acquire fence.
-inline constexpr std::memory_order k_fenced_load =
-    FORKJOIN_TSAN ? std::memory_order_acquire : std::memory_order_relaxed;
 
 inline void release_fence() noexcept {
   if constexpr (!FORKJOIN_TSAN) std::atomic_thread_fence(std::memory_order_release);

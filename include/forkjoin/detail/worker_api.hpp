@@ -63,7 +63,6 @@ inline thread_local worker* tls_worker = nullptr;
 // Cold entry points of the compiled runtime.
 void on_new_internal_work(worker& w) noexcept;  // [P-POST] publish, wake one if nobody searches
 void wake_worker(worker& w) noexcept;           // wake w if it sleeps (a latch it waits on is set)
-void execute_job(worker& w, job_header* j) noexcept;
 
 // Owner thread only. Push a job the current thread will eventually run itself if nobody
 // steals it: no fence, no read-modify-write, and a wake-up only when [INV-WAKE] asks for one.
