@@ -21,6 +21,7 @@ auto reduce_chunk(const Space& space, Body& body, Combine& combine) {
   using offset = typename Space::offset;
   return [&space, &body, &combine](offset lo, offset hi, T acc) -> T {
     if constexpr (std::invocable<Body&, index, index, T>) {
+      (void)combine;  // the chunk form folds by itself
       return std::invoke(body, space.at(lo), space.at(hi), std::move(acc));
     } else {
       const index end = space.at(hi);
