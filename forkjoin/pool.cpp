@@ -108,11 +108,18 @@ pool_impl::pool_impl(const pool_options& options) : options_(options) {
     auto start = std::make_unique<thread_start>(thread_start{
         this, slots_[i].get(), options_.thread_name_prefix + "-" + std::to_string(i),
         cpus.empty() ? -1 : cpus[i % cpus.size()]});
+    // [INV-COUNT] a worker starts counted as searching, as if just woken: pushers made
+    // before it runs see an idle worker and publish [P-POST Publish], and it searches first.
+    slots_[i]->searching_ = true;
+    idle_.fetch_add(k_searching_one, std::memory_order_relaxed);  // relaxed: thread creation orders it before the worker runs
     pthread_t t;
     error = pthread_create(&t, &attr, &thread_entry, start.get());
     if (error == 0) {
       start.release();
       threads_.push_back(t);
+    } else {
+      slots_[i]->searching_ = false;
+      idle_.fetch_sub(k_searching_one, std::memory_order_relaxed);
     }
   }
   pthread_attr_destroy(&attr);

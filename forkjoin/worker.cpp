@@ -116,7 +116,13 @@ bool pool_impl::any_work_visible() const noexcept {
 }
 
 job_header* pool_impl::find_work_idle(worker& w) noexcept {
+  // [INV-SEARCH] past the searcher cap, go straight to fall_asleep: its ReadJob is the one
+  // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
   bool searching = try_start_searching(w);
+  if (!searching) {
+    fall_asleep(w, nullptr, nullptr);
+    searching = true;
+  }
   for (;;) {
     backoff b(options_);
     do {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -155,6 +157,37 @@ TEST(ParallelFor, StaticMatchesOpenMPBlocks) {
         EXPECT_EQ(blocks[static_cast<std::size_t>(i)].second, i * q + std::min(i, r) + q + (i < r ? 1 : 0));
       }
     }
+  }
+}
+
+// Block t runs on worker t when every worker takes part: each block's first iteration
+// waits until all T blocks have started, so no worker can run two blocks.
+TEST(ParallelFor, StaticBlockTRunsOnWorkerT) {
+  for (std::size_t T : {2u, 3u, 4u}) {
+    fj::pool p(T);
+    const long n = 1000;
+    std::vector<int> owner(static_cast<std::size_t>(n), -1);
+    std::atomic<std::size_t> started{0};
+    bool all_started = true;
+    p.run([&] {
+      fj::parallel_for(0L, n, [&](long b, long e) {
+        started.fetch_add(1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (started.load() < T) {
+          if (std::chrono::steady_clock::now() > deadline) {
+            all_started = false;
+            break;
+          }
+          std::this_thread::yield();
+        }
+        for (long i = b; i < e; ++i) owner[static_cast<std::size_t>(i)] = fj::this_worker_index();
+      }, fj::schedule::static_());
+    });
+    ASSERT_TRUE(all_started) << "T=" << T;
+    const long q = n / static_cast<long>(T), r = n % static_cast<long>(T);
+    for (long t = 0; t < static_cast<long>(T); ++t)
+      for (long i = t * q + std::min(t, r); i < (t + 1) * q + std::min(t + 1, r); ++i)
+        ASSERT_EQ(owner[static_cast<std::size_t>(i)], t) << "T=" << T << " i=" << i;
   }
 }
 

@@ -52,12 +52,20 @@ class join_job : public job_header {
   join_latch latch_;
 };
 
-template <class F, class G>
+// k_publish: make g stealable at once instead of by [P-POST Publish]'s rule. The loops use
+// it: their few eager splits exist to be stolen, and a loop body may run long without
+// pushing again.
+template <bool k_publish = false, class F, class G>
 auto join_in_worker(worker& w, F& f, G& g) {
   using rf_type = std::invoke_result_t<F&>;
   using rg_type = std::invoke_result_t<G&>;
   join_job<G> job_g(g, &w);
-  push_job(w, &job_g);
+  if constexpr (k_publish) {
+    w.deque_.push_private(&job_g);
+    on_new_internal_work(w);
+  } else {
+    push_job(w, &job_g);
+  }
 
   result_slot<rf_type> rf;
   std::optional<std::exception_ptr> error_f;
@@ -89,6 +97,12 @@ auto join_in_worker(worker& w, F& f, G& g) {
                                 typename result_slot<rg_type>::value_type>;
     return pair_type(rf.take(), job_g.result().take());
   }
+}
+
+// join for the loop engine: always publishes g (see join_in_worker). Worker threads only.
+template <class F, class G>
+auto join_published(F&& f, G&& g) {
+  return join_in_worker<true>(*tls_worker, f, g);
 }
 
 }  // namespace detail

@@ -103,6 +103,10 @@ class chase_lev_deque {
 
   // Owner thread only. True when a thief found the public part empty since the last publish.
   bool split_requested() const noexcept { return split_request_.load(std::memory_order_relaxed); }
+  // Owner thread only; a hint (relaxed). True when thieves have taken every public element.
+  bool public_empty() const noexcept {
+    return top_.load(std::memory_order_relaxed) >= bottom_.load(std::memory_order_relaxed);
+  }
 
   // Any thread; a hint (relaxed). True when thieves could find something right now.
   bool has_public_work() const noexcept {

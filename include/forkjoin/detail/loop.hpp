@@ -8,6 +8,7 @@
 #include <atomic>
 #include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <type_traits>
@@ -32,7 +33,7 @@ class loop_engine {
     switch (sched_.type()) {
       case schedule::kind::auto_: return run_auto();
       case schedule::kind::static_:
-        if (sched_.chunk() == 0) return run_static_blocks(0, team_);
+        if (sched_.chunk() == 0) return run_static();
         return run_chunked();
       case schedule::kind::dynamic:
       case schedule::kind::guided: return run_chunked();
@@ -80,7 +81,7 @@ class loop_engine {
   T split_auto(U lo, U hi, int depth) {
     if (depth > 0 && hi - lo > grain_) {
       const U mid = static_cast<U>(lo + (hi - lo) / 2);
-      auto [a, b] = join([&] { return split_auto(lo, mid, depth - 1); }, [&] { return split_auto(mid, hi, depth - 1); });
+      auto [a, b] = join_published([&] { return split_auto(lo, mid, depth - 1); }, [&] { return split_auto(mid, hi, depth - 1); });
       return combine(std::move(a), std::move(b));
     }
     T acc = identity_;
@@ -93,29 +94,51 @@ class loop_engine {
   }
 
   // static_(0): OpenMP's blocks. Block b starts at b*q + min(b, r) and has q + (b < r)
-  // iterations (q = n / T, r = n % T), as libgomp computes them.
-  T run_static_blocks(std::size_t b0, std::size_t b1) {
+  // iterations (q = n / T, r = n % T), as libgomp computes them. T leaves are spawned; each
+  // claims one block, its own worker index's block when that is still free (so block t
+  // runs on worker t whenever worker t takes part, as OpenMP maps it), else the next free.
+  // A reduce keeps one partial per block and folds them in block order.
+  T run_static() {
+    const std::size_t t = std::min<std::size_t>(team_, n_);
+    static_blocks_ = t;
+    if constexpr (!std::is_same_v<T, no_result>) partials_.resize(t);
+    static_leaves(0, t);
+    return fold_partials();
+  }
+  void static_leaves(std::size_t b0, std::size_t b1) {
     if (b1 - b0 == 1) {
-      const std::size_t t = std::min<std::size_t>(team_, n_);
-      if (b0 >= t) return identity_;
-      const U q = static_cast<U>(n_ / t), r = static_cast<U>(n_ % t), b = static_cast<U>(b0);
+      const std::size_t t = static_blocks_;
+      const U q = static_cast<U>(n_ / t), r = static_cast<U>(n_ % t), b = static_cast<U>(claim_block(t));
       const U begin = static_cast<U>(b * q + std::min(b, r));
-      return guarded(begin, static_cast<U>(begin + q + (b < r ? 1 : 0)), identity_);
+      run_one(begin, static_cast<U>(begin + q + (b < r ? 1 : 0)), static_cast<std::size_t>(b));
+      return;
     }
     const std::size_t mid = b0 + (b1 - b0) / 2;
-    auto [a, c] = join([&] { return run_static_blocks(b0, mid); }, [&] { return run_static_blocks(mid, b1); });
-    return combine(std::move(a), std::move(c));
+    join_published([&] { static_leaves(b0, mid); }, [&] { static_leaves(mid, b1); });
   }
-
+  // One free block of t, preferring this worker's own; exactly one per leaf, and there are
+  // t leaves, so every block is claimed once.
+  std::size_t claim_block(std::size_t t) noexcept {
+    const std::size_t own = tls_worker->index_;
+    for (std::size_t i = 0;; ++i) {
+      const std::size_t b = (own + i) % t;
+      const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+      // relaxed: the mask only decides who runs a block; no data flows through it
+      if ((claimed_[b / 64].fetch_or(bit, std::memory_order_relaxed) & bit) == 0) return b;
+      FORKJOIN_DEBUG_ASSERT(i < t, "loop: no free static block");
+    }
+  }
   // static_(c), dynamic, guided: `team` participants claim chunks. static_(c) deals chunk k
   // to participant k mod T; the others take them from a shared cursor (CAS, so the cursor
   // never wraps around for ranges at the type's limit). A reduce keeps one partial per
   // chunk, indexed by offset / chunk, and folds them left to right at the end.
   T run_chunked() {
     chunk_size_ = static_cast<U>(std::min<std::size_t>(std::max<std::size_t>(sched_.chunk(), 1), n_));
-    if constexpr (!std::is_same_v<T, no_result>)
-      partials_.resize(chunk_count());
+    if constexpr (!std::is_same_v<T, no_result>) partials_.resize(chunk_count());
     participants(0, std::min<std::size_t>(team_, chunk_count()));
+    return fold_partials();
+  }
+  T fold_partials() {
     T acc = identity_;
     if constexpr (!std::is_same_v<T, no_result>)
       for (auto& p : partials_)
@@ -133,14 +156,15 @@ class loop_engine {
       return;
     }
     const std::size_t mid = p0 + (p1 - p0) / 2;
-    join([&] { participants(p0, mid); }, [&] { participants(mid, p1); });
+    join_published([&] { participants(p0, mid); }, [&] { participants(mid, p1); });
   }
-  void run_one(U lo, U hi) {
+  void run_one(U lo, U hi, std::size_t slot) {
     if constexpr (std::is_same_v<T, no_result>) {
+      (void)slot;
       guarded(lo, hi, identity_);
     } else {
       T r = guarded(lo, hi, identity_);
-      if (!stop_.load(std::memory_order_relaxed)) partials_[static_cast<std::size_t>(lo / chunk_size_)].emplace(std::move(r));
+      if (!stop_.load(std::memory_order_relaxed)) partials_[slot].emplace(std::move(r));
     }
   }
   void participate(std::size_t me) {
@@ -150,7 +174,7 @@ class loop_engine {
       if (static_cast<std::size_t>(n_ / c) < me) return;
       for (U lo = static_cast<U>(me * c); lo < n_ && !stop_.load(std::memory_order_relaxed);) {
         const U hi = n_ - lo <= c ? n_ : static_cast<U>(lo + c);
-        run_one(lo, hi);
+        run_one(lo, hi, static_cast<std::size_t>(lo / c));
         // Next start lo + t*c exists iff t*c <= n - 1 - lo; tested by division so that
         // nothing wraps at the type's limit.
         if (static_cast<std::size_t>((n_ - 1 - lo) / c) < t) break;
@@ -170,7 +194,7 @@ class loop_engine {
       }
       const U hi = n_ - lo <= size ? n_ : static_cast<U>(lo + size);
       if (!cursor_.compare_exchange_weak(lo, hi, std::memory_order_relaxed)) continue;  // relaxed: chunks share no data through the cursor
-      run_one(lo, hi);
+      run_one(lo, hi, static_cast<std::size_t>(lo / c));
       lo = cursor_.load(std::memory_order_relaxed);
     }
   }
@@ -187,6 +211,8 @@ class loop_engine {
   U chunk_size_ = 1;
   alignas(k_cache_line) std::atomic<U> cursor_{0};
   std::vector<std::optional<T>> partials_;
+  std::size_t static_blocks_ = 0;
+  std::atomic<std::uint64_t> claimed_[(pool_options::k_max_threads + 63) / 64] = {};
 };
 
 // Runs the engine in the current pool (default_pool() from outside), serially when the
