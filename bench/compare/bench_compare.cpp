@@ -1,0 +1,278 @@
+// bench_compare.cpp: forkjoin against oneTBB, OpenMP (libgomp), std::execution::par and
+// serial code on the standard workloads, every answer checked (a wrong answer fails the
+// benchmark through SkipWithError and the run exits non-zero).
+//
+//   bench_compare [--quick] [--threads=1,2,...] [Google Benchmark flags]
+//
+// Fairness: same inputs, flags and thread count for all; each benchmark starts after a
+// settle pause so that threads another runtime left spinning have gone to sleep; the
+// run script interleaves repetitions (--benchmark_enable_random_interleaving).
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "uts.hpp"
+#include "workloads.hpp"
+
+namespace fb = forkjoin::bench;
+
+namespace {
+
+bool g_failed = false;
+fb::sizes g_size = fb::k_full;
+
+struct inputs {
+  std::vector<double> reduce;
+  double reduce_expected = 0;
+  fb::imbalanced_input imbalanced;
+  std::vector<double> ma, mb;
+  std::vector<int> sort_input, sort_expected;
+};
+inputs g_in;
+
+void build_inputs() {
+  g_in.reduce.resize(g_size.reduce_n);
+  for (std::size_t i = 0; i < g_size.reduce_n; ++i) g_in.reduce[i] = static_cast<double>(i % 1024);  // integer sums: exact in any order
+  g_in.reduce_expected = static_cast<double>(g_size.reduce_n / 1024) * (1023.0 * 1024.0 / 2.0) +
+                         static_cast<double>((g_size.reduce_n % 1024) * (g_size.reduce_n % 1024 - 1) / 2);
+  g_in.imbalanced.n = g_size.imbalanced_n;
+  for (int i = 0; i < g_size.imbalanced_n; ++i) g_in.imbalanced.expected.push_back(fb::imbalanced_iteration(i));
+  const auto n = static_cast<std::size_t>(g_size.matmul_n);
+  g_in.ma.resize(n * n);
+  g_in.mb.resize(n * n);
+  for (std::size_t i = 0; i < n * n; ++i) {  // small integers: every product sum is exact
+    g_in.ma[i] = static_cast<double>(i * 7 % 8);
+    g_in.mb[i] = static_cast<double>(i * 5 % 8);
+  }
+  std::mt19937 rng(12345);
+  g_in.sort_input.resize(g_size.sort_n);
+  for (int& x : g_in.sort_input) x = static_cast<int>(rng());
+  g_in.sort_expected = g_in.sort_input;
+  std::sort(g_in.sort_expected.begin(), g_in.sort_expected.end());
+}
+
+void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
+
+void fail(benchmark::State& state, const std::string& what) {
+  g_failed = true;
+  state.SkipWithError(what.c_str());
+}
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+using body = std::function<void(benchmark::State&, const fb::implementation&)>;
+
+struct workload {
+  const char* name;
+  bool available;                                   // at these sizes
+  bool (*applies)(const fb::implementation&);      // the implementation has this workload
+  body run;
+  int iterations;                                  // 0: let Google Benchmark choose
+  bool manual_time;
+};
+
+template <class T>
+void check_equal(benchmark::State& state, T got, T expect, const char* what) {
+  if (got != expect) fail(state, std::string(what) + ": wrong answer " + std::to_string(got) + ", expected " + std::to_string(expect));
+}
+
+std::vector<workload> workloads() {
+  const fb::sizes s = g_size;
+  std::vector<workload> w;
+  w.push_back({"fib", true, [](const fb::implementation& i) { return i.fib != nullptr; },
+               [s](benchmark::State& st, const fb::implementation& i) {
+                 std::uint64_t r = 0;
+                 for (auto _ : st) r = i.fib(s.fib_n);
+                 check_equal(st, r, fb::fib_expected(s.fib_n), "fib");
+               }, 1, false});
+  w.push_back({"skynet", true, [](const fb::implementation& i) { return i.skynet != nullptr; },
+               [s](benchmark::State& st, const fb::implementation& i) {
+                 std::uint64_t r = 0;
+                 for (auto _ : st) r = i.skynet(s.skynet_depth);
+                 check_equal(st, r, fb::skynet_expected(s.skynet_depth), "skynet");
+               }, 1, false});
+  w.push_back({"nqueens", true, [](const fb::implementation& i) { return i.nqueens != nullptr; },
+               [s](benchmark::State& st, const fb::implementation& i) {
+                 long r = 0;
+                 for (auto _ : st) r = i.nqueens(s.nqueens_n);
+                 check_equal(st, r, fb::nqueens_expected(s.nqueens_n), "nqueens");
+               }, 1, false});
+  w.push_back({"nqueens14", s.nqueens_big_n != 0, [](const fb::implementation& i) { return i.nqueens != nullptr; },
+               [s](benchmark::State& st, const fb::implementation& i) {
+                 long r = 0;
+                 for (auto _ : st) r = i.nqueens(s.nqueens_big_n);
+                 check_equal(st, r, fb::nqueens_expected(s.nqueens_big_n), "nqueens14");
+               }, 1, false});
+  w.push_back({"uts_t1", s.uts, [](const fb::implementation& i) { return i.uts != nullptr; },
+               [](benchmark::State& st, const fb::implementation& i) {
+                 std::uint64_t r = 0;
+                 for (auto _ : st) r = i.uts();
+                 check_equal(st, r, fb::uts::k_t1_nodes, "uts T1 nodes");
+               }, 1, false});
+  for (int n : {1000, 100000}) {
+    w.push_back({n == 1000 ? "loop_1k" : "loop_100k", true, [](const fb::implementation& i) { return i.loop != nullptr; },
+                 [n](benchmark::State& st, const fb::implementation& i) {
+                   std::vector<int> a(static_cast<std::size_t>(n), 0);
+                   int calls = 0;
+                   for (auto _ : st) {
+                     i.loop(a.data(), n);
+                     ++calls;
+                   }
+                   for (int x : a)
+                     if (x != calls) return fail(st, "loop: an element was updated " + std::to_string(x) + " times, expected " + std::to_string(calls));
+                 }, 0, false});
+  }
+  w.push_back({"imbalanced", true, [](const fb::implementation& i) { return i.imbalanced != nullptr; },
+               [](benchmark::State& st, const fb::implementation& i) {
+                 std::vector<double> out(g_in.imbalanced.expected.size());
+                 for (auto _ : st) i.imbalanced(out.data(), g_in.imbalanced.n);
+                 if (out != g_in.imbalanced.expected) fail(st, "imbalanced: wrong results");
+               }, 3, false});
+  w.push_back({"reduce", true, [](const fb::implementation& i) { return i.reduce != nullptr; },
+               [](benchmark::State& st, const fb::implementation& i) {
+                 double r = 0;
+                 for (auto _ : st) r = i.reduce(g_in.reduce.data(), g_in.reduce.size());
+                 check_equal(st, r, g_in.reduce_expected, "reduce");
+               }, 5, false});
+  w.push_back({"matmul", true, [](const fb::implementation& i) { return i.matmul != nullptr; },
+               [s](benchmark::State& st, const fb::implementation& i) {
+                 const auto n = static_cast<std::size_t>(s.matmul_n);
+                 std::vector<double> c(n * n);
+                 for (auto _ : st) {
+                   st.PauseTiming();
+                   std::fill(c.begin(), c.end(), 0.0);
+                   st.ResumeTiming();
+                   i.matmul(g_in.ma.data(), g_in.mb.data(), c.data(), s.matmul_n);
+                 }
+                 std::mt19937 rng(7);  // 256 sampled entries against a dot product (exact: small integers)
+                 for (int k = 0; k < 256; ++k) {
+                   const std::size_t r = rng() % n, col = rng() % n;
+                   double e = 0;
+                   for (std::size_t q = 0; q < n; ++q) e += g_in.ma[r * n + q] * g_in.mb[q * n + col];
+                   if (c[r * n + col] != e) return fail(st, "matmul: wrong entry");
+                 }
+               }, 1, false});
+  w.push_back({"sort", true, [](const fb::implementation& i) { return i.sort != nullptr; },
+               [](benchmark::State& st, const fb::implementation& i) {
+                 std::vector<int> v;
+                 for (auto _ : st) {
+                   st.PauseTiming();
+                   v = g_in.sort_input;
+                   st.ResumeTiming();
+                   i.sort(v.data(), v.size());
+                 }
+                 if (v != g_in.sort_expected) fail(st, "sort: wrong order");
+               }, 1, false});
+  // Idle behaviour (manual time): CPU burned by the whole process in the 500 ms after a
+  // burst, and the latency of a 1,000-element loop after 20 ms of idleness.
+  w.push_back({"idle_cpu_500ms", true, [](const fb::implementation& i) { return i.fib != nullptr && i.loop != nullptr; },
+               [](benchmark::State& st, const fb::implementation& i) {
+                 std::vector<int> a(100000, 0);
+                 int calls = 0;
+                 for (auto _ : st) {
+                   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // others asleep
+                   for (int k = 0; k < 100; ++k, ++calls) i.loop(a.data(), 100000);
+                   const double c0 = process_cpu_seconds();
+                   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+                   st.SetIterationTime(process_cpu_seconds() - c0);
+                 }
+                 if (a[0] != calls || a[99999] != calls) fail(st, "idle burst: wrong loop result");
+               }, 2, true});
+  w.push_back({"wake_latency", true, [](const fb::implementation& i) { return i.fib != nullptr && i.loop != nullptr; },
+               [](benchmark::State& st, const fb::implementation& i) {
+                 std::vector<int> a(1000, 0);
+                 int calls = 0;
+                 for (auto _ : st) {
+                   std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                   const auto t0 = std::chrono::steady_clock::now();
+                   i.loop(a.data(), 1000);
+                   st.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+                   ++calls;
+                 }
+                 if (a[0] != calls || a[999] != calls) fail(st, "wake latency: wrong loop result");
+               }, 20, true});
+  return w;
+}
+
+std::vector<int> parse_threads(const char* list) {
+  std::vector<int> out;
+  for (const char* p = list; *p != '\0';) {
+    const int t = std::atoi(p);
+    if (t <= 0) {
+      std::fprintf(stderr, "bench_compare: bad --threads list '%s'\n", list);
+      std::exit(2);
+    }
+    out.push_back(t);
+    while (*p != '\0' && *p != ',') ++p;
+    if (*p == ',') ++p;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> threads{static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) g_size = fb::k_quick;
+    else if (!std::strncmp(argv[i], "--threads=", 10)) threads = parse_threads(argv[i] + 10);
+    else rest.push_back(argv[i]);
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
+  build_inputs();
+
+  std::string cpu = "unknown";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  benchmark::AddCustomContext("cpu_model", cpu);
+  benchmark::AddCustomContext("compiler", "g++ " __VERSION__);
+  benchmark::AddCustomContext("mode", g_size.fib_n == fb::k_quick.fib_n ? "quick" : "full");
+
+  const fb::implementation* impls[] = {&fb::forkjoin_impl(), &fb::tbb_impl(), &fb::openmp_impl(), &fb::stdpar_impl(), &fb::serial_impl()};
+  for (const workload& w : workloads()) {
+    if (!w.available) continue;
+    for (int t : threads)
+      for (const fb::implementation* impl : impls) {
+        if (!w.applies(*impl)) continue;
+        if (impl->name == "serial" && (t != threads.front() || std::strncmp(w.name, "idle", 4) == 0 || std::strcmp(w.name, "wake_latency") == 0)) continue;
+        const std::string name = std::string(w.name) + "/" + impl->name + "/threads:" + std::to_string(impl->name == "serial" ? 1 : t);
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), [w, impl, t](benchmark::State& st) {
+          impl->begin(t);
+          settle();
+          w.run(st, *impl);
+          impl->end();
+          st.counters["threads"] = impl->name == "serial" ? 1 : t;
+        });
+        b->Unit(benchmark::kMillisecond);
+        if (w.manual_time) b->UseManualTime();
+        else b->UseRealTime();
+        if (w.iterations > 0) b->Iterations(w.iterations);
+        else b->MinTime(0.2);
+      }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (g_failed) std::fprintf(stderr, "bench_compare: some answers were wrong\n");
+  return g_failed ? 1 : 0;
+}

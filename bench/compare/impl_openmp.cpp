@@ -1,0 +1,144 @@
+// impl_openmp.cpp: the workloads the way OpenMP users write them: task / taskwait inside
+// parallel + single for recursion, parallel for with the schedule a user would pick
+// (static for uniform loops, dynamic,1 for the imbalanced one), reduction(+).
+// Compiled with -fopenmp (libgomp).
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+
+#include "uts.hpp"
+#include "workloads.hpp"
+
+namespace forkjoin::bench {
+namespace {
+
+std::uint64_t fib(int n) {
+  if (n < 2) return static_cast<std::uint64_t>(n);
+  std::uint64_t a = 0, b = 0;
+#pragma omp task shared(a)
+  a = fib(n - 1);
+  b = fib(n - 2);
+#pragma omp taskwait
+  return a + b;
+}
+
+std::uint64_t skynet(std::uint64_t first, std::uint64_t size) {
+  if (size == 1) return first;
+  std::array<std::uint64_t, 10> part{};
+  for (std::uint64_t i = 0; i < 10; ++i) {
+#pragma omp task shared(part)
+    part[i] = skynet(first + i * (size / 10), size / 10);
+  }
+#pragma omp taskwait
+  std::uint64_t sum = 0;
+  for (auto p : part) sum += p;
+  return sum;
+}
+
+long nqueens(std::array<signed char, 16> col, int row, int n) {
+  if (row == n) return 1;
+  std::array<long, 16> part{};
+  for (int c = 0; c < n; ++c) {
+    bool ok = true;
+    for (int r = 0; r < row && ok; ++r) {
+      const int d = col[static_cast<std::size_t>(r)] - c;
+      ok = d != 0 && d != row - r && d != r - row;
+    }
+    if (!ok) continue;
+#pragma omp task shared(part) firstprivate(col)
+    {
+      col[static_cast<std::size_t>(row)] = static_cast<signed char>(c);
+      part[static_cast<std::size_t>(c)] = nqueens(col, row + 1, n);
+    }
+  }
+#pragma omp taskwait
+  long sum = 0;
+  for (long p : part) sum += p;
+  return sum;
+}
+
+std::uint64_t uts_count(const uts::node& n) {
+  const int c = uts::num_children(n);
+  if (c == 0) return 1;
+  std::uint64_t total = 1;
+  std::array<std::uint64_t, uts::k_max_children> part{};
+  for (int i = 0; i < c; ++i) {
+#pragma omp task shared(part, n)
+    part[static_cast<std::size_t>(i)] = uts_count(uts::child(n, i));
+  }
+#pragma omp taskwait
+  for (int i = 0; i < c; ++i) total += part[static_cast<std::size_t>(i)];
+  return total;
+}
+
+void quicksort(int* first, int* last) {
+  if (last - first <= k_sort_cutoff) {
+    std::sort(first, last);
+    return;
+  }
+  const int pivot = first[(last - first) / 2];
+  int* mid1 = std::partition(first, last, [pivot](int x) { return x < pivot; });
+  int* mid2 = std::partition(mid1, last, [pivot](int x) { return !(pivot < x); });
+#pragma omp task
+  quicksort(first, mid1);
+  quicksort(mid2, last);
+#pragma omp taskwait
+}
+
+template <class F>
+auto in_team(F f) {
+  decltype(f()) r{};
+#pragma omp parallel
+#pragma omp single
+  r = f();
+  return r;
+}
+
+const implementation k_impl{
+    "openmp",
+    [](int threads) { omp_set_num_threads(threads); },
+    [] {},
+    [](int n) { return in_team([n] { return fib(n); }); },
+    [](int depth) {
+      std::uint64_t leaves = 1;
+      for (int i = 0; i < depth; ++i) leaves *= 10;
+      return in_team([leaves] { return skynet(0, leaves); });
+    },
+    [](int n) { return in_team([n] { return nqueens({}, 0, n); }); },
+    [] { return in_team([] { return uts_count(uts::root()); }); },
+    [](int* a, int n) {
+#pragma omp parallel for schedule(static)
+      for (int i = 0; i < n; ++i) a[i] += 1;
+    },
+    [](double* out, int n) {
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int i = 0; i < n; ++i) out[i] = imbalanced_iteration(i);
+    },
+    [](const double* x, std::size_t n) {
+      double s = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s)
+      for (std::size_t i = 0; i < n; ++i) s += x[i];
+      return s;
+    },
+    [](const double* a, const double* b, double* c, int n) {
+#pragma omp parallel for schedule(static)
+      for (int i = 0; i < n; ++i)
+        for (int k = 0; k < n; ++k) {
+          const double aik = a[i * n + k];
+          for (int j = 0; j < n; ++j) c[i * n + j] += aik * b[k * n + j];
+        }
+    },
+    [](int* v, std::size_t n) {
+      in_team([v, n] {
+        quicksort(v, v + n);
+        return 0;
+      });
+    },
+};
+
+}  // namespace
+
+const implementation& openmp_impl() { return k_impl; }
+
+}  // namespace forkjoin::bench

@@ -1,0 +1,67 @@
+// workloads.hpp: the comparison's workloads, their sizes and check values (from
+// ../shared/anchors.md), and the interface every implementation provides. Each
+// implementation lives in its own file (impl_*.cpp) and is written the way its users
+// write it; the driver (bench_compare.cpp) times them and checks every answer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace forkjoin::bench {
+
+// Sizes: the full run, and --quick (tiny, answers still checked).
+struct sizes {
+  int fib_n;                 // fib without cutoff
+  int skynet_depth;          // 10-ary tree; depth 6 = 1,000,000 leaves
+  int nqueens_n;             // task_group per row
+  int nqueens_big_n;         // full run only (0 = skip)
+  bool uts;                  // UTS T1 (4,130,071 nodes)
+  std::size_t reduce_n;      // doubles summed
+  int imbalanced_n;          // iteration i costs ~i units
+  int matmul_n;              // n x n doubles
+  std::size_t sort_n;        // ints
+};
+inline constexpr sizes k_full{32, 6, 12, 14, true, std::size_t{1} << 25, 2048, 1024, std::size_t{1} << 22};
+inline constexpr sizes k_quick{20, 4, 8, 0, false, std::size_t{1} << 16, 200, 64, std::size_t{1} << 14};
+
+// Check values.
+std::uint64_t fib_expected(int n);
+std::uint64_t skynet_expected(int depth);  // sum of 0 .. 10^depth - 1
+long nqueens_expected(int n);
+
+// Shared inputs, built once by the driver.
+struct imbalanced_input {
+  int n;
+  std::vector<double> expected;  // serial result per iteration
+};
+double imbalanced_iteration(int i);  // ~i units of dependent floating-point work
+
+// Quicksort helper shared by the join-based sorts (forkjoin and OpenMP tasks).
+inline constexpr std::ptrdiff_t k_sort_cutoff = 2048;
+
+// One implementation: every function runs on `threads` threads (set by the driver before
+// the call, see begin()) and returns what the driver checks. Null entries: not applicable.
+struct implementation {
+  std::string name;
+  void (*begin)(int threads);  // set the thread count (and keep it until end)
+  void (*end)();
+  std::uint64_t (*fib)(int n);
+  std::uint64_t (*skynet)(int depth);
+  long (*nqueens)(int n);
+  std::uint64_t (*uts)();
+  void (*loop)(int* a, int n);  // a[i] += 1 for i in [0, n): called back to back
+  void (*imbalanced)(double* out, int n);
+  double (*reduce)(const double* x, std::size_t n);
+  void (*matmul)(const double* a, const double* b, double* c, int n);
+  void (*sort)(int* v, std::size_t n);
+};
+
+const implementation& serial_impl();
+const implementation& forkjoin_impl();
+const implementation& tbb_impl();
+const implementation& openmp_impl();
+const implementation& stdpar_impl();
+
+}  // namespace forkjoin::bench
