@@ -35,6 +35,7 @@ class pool_impl {
   // and keep the rest on w's deque (top-level workers only; waiters take one).
   job_header* steal_sweep(worker& w, std::int32_t preferred, bool batch) noexcept;
   job_header* take_injected(worker& w, bool batch) noexcept;
+  void steal_more(worker& w, worker& victim) noexcept;
   bool any_work_visible() const noexcept;
   template <class Done, class Announce>
   void help_until(worker& w, std::int32_t preferred, Done done, Announce announce) noexcept;

@@ -87,6 +87,7 @@ job_header* pool_impl::steal_sweep(worker& w, std::int32_t preferred, bool batch
       if (r.result == steal_result::success) {
         r.value->stolen_by.store(static_cast<std::int32_t>(w.index_), std::memory_order_relaxed);
         bump(w.steals_);
+        if (options_.steal_half) steal_more(w, *slots_[v]);
         return r.value;
       }
       if (r.result == steal_result::lost_race) {  // errata 4: not empty, sweep again
@@ -106,6 +107,26 @@ job_header* pool_impl::steal_sweep(worker& w, std::int32_t preferred, bool batch
     if (job_header* j = take_injected(w, batch)) return j;
     if (!lost) return nullptr;
   }
+}
+
+// pool_options::steal_half: after one successful steal, take up to half of what the victim
+// still shows and keep it on w's own deque (published, so others can take it in turn).
+void pool_impl::steal_more(worker& w, worker& victim) noexcept {
+  const std::int64_t extra = victim.deque_.public_size() / 2;
+  std::int64_t moved = 0;
+  for (std::int64_t i = 0; i < extra; ++i) {
+    bump(w.steal_attempts_);
+    steal_outcome<job_header*> r = victim.deque_.steal();
+    if (r.result != steal_result::success) {
+      if (r.result == steal_result::lost_race) bump(w.lost_races_);
+      break;
+    }
+    r.value->stolen_by.store(static_cast<std::int32_t>(w.index_), std::memory_order_relaxed);
+    bump(w.steals_);
+    w.deque_.push_private(r.value);  // bad_alloc would lose the job: terminate (noexcept) instead
+    ++moved;
+  }
+  if (moved > 0) on_new_internal_work(w);
 }
 
 bool pool_impl::any_work_visible() const noexcept {

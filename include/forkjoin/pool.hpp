@@ -39,6 +39,10 @@ struct pool_options {
   unsigned yield_rounds = 32;
   /// Pin worker i to the i-th CPU of the process's affinity mask (modulo its size).
   bool pin_threads = false;
+  /// Steal half of the victim's public jobs at once (one CAS per job; the extra ones go
+  /// to the thief's own deque) instead of one. Off by default: bench_ablation measures it
+  /// (bench/RESULTS.md) and it has not earned its place for fork-join workloads.
+  bool steal_half = false;
   /// Worker thread names are "<prefix>-<index>" (truncated to 15 characters by Linux).
   std::string thread_name_prefix = "forkjoin";
 

@@ -112,6 +112,11 @@ class chase_lev_deque {
   bool has_public_work() const noexcept {
     return top_.load(std::memory_order_relaxed) < bottom_.load(std::memory_order_relaxed);
   }
+  // Any thread; a hint (relaxed). Public elements, 0 when none.
+  std::int64_t public_size() const noexcept {
+    const std::int64_t n = bottom_.load(std::memory_order_relaxed) - top_.load(std::memory_order_relaxed);
+    return n > 0 ? n : 0;
+  }
   // Owner thread only: elements held, private and public.
   std::int64_t size() const noexcept { return head_ - top_.load(std::memory_order_relaxed); }
   std::int64_t capacity() const noexcept { return ring_.load(std::memory_order_relaxed)->mask + 1; }

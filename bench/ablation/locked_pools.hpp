@@ -1,0 +1,188 @@
+// locked_pools.hpp: the two baselines of the work-stealing ablation, for bench_ablation
+// only (never part of the library): a pool with one mutex-protected global queue, and a
+// pool with one mutex-protected deque per worker (owner at the back, thieves at the
+// front). Both offer the same join as forkjoin (g's job on the caller's stack, taken back
+// and run inline when nobody started it) and park idle workers on a condition variable.
+// Small and plain on purpose: they show what lock-free deques buy, nothing more.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace forkjoin::ablation {
+
+struct job {
+  void (*run)(job*);
+  std::atomic<bool> done{false};
+};
+
+struct counters {
+  std::atomic<std::uint64_t> attempts{0}, conflicts{0};
+};
+
+// Queues policy: global (one deque, one mutex) or per_worker (one of each per worker).
+enum class layout { global, per_worker };
+
+template <layout L>
+class locked_pool {
+ public:
+  explicit locked_pool(int threads) : queues_(L == layout::global ? 1 : static_cast<std::size_t>(threads)) {
+    for (int i = 1; i < threads; ++i) threads_.emplace_back([this, i] { worker_loop(i); });
+  }
+  ~locked_pool() {
+    {
+      std::lock_guard<std::mutex> l(sleep_mutex_);
+      stop_ = true;
+    }
+    sleep_cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+  // Runs f on the calling thread as worker 0.
+  template <class F>
+  auto run(F f) {
+    me_ = 0;
+    return f();
+  }
+
+  template <class F, class G>
+  auto join(F&& f, G&& g) {
+    using g_type = std::remove_reference_t<G>;
+    struct g_job : job {
+      g_type* fn;
+      std::invoke_result_t<g_type&> result{};
+    };
+    g_job jg;
+    jg.fn = &g;
+    jg.run = [](job* j) {
+      auto* self = static_cast<g_job*>(j);
+      self->result = (*self->fn)();
+      self->done.store(true, std::memory_order_release);
+    };
+    push(&jg);
+    auto a = f();
+    if (take_back(&jg)) {
+      jg.run(&jg);
+    } else {
+      while (!jg.done.load(std::memory_order_acquire)) {  // help until the thief is done
+        if (job* other = find()) other->run(other);
+        else std::this_thread::yield();
+      }
+    }
+    return std::pair(a, jg.result);
+  }
+
+  counters stats;
+
+ private:
+  struct alignas(128) queue {
+    std::mutex m;
+    std::deque<job*> q;
+  };
+  queue& own() { return queues_[L == layout::global ? 0 : static_cast<std::size_t>(me_)]; }
+
+  void push(job* j) {
+    {
+      queue& q = own();
+      std::lock_guard<std::mutex> l(q.m);
+      q.q.push_back(j);
+    }
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) {  // pairs with the sleeper's increment before its re-check
+      std::lock_guard<std::mutex> l(sleep_mutex_);
+      sleep_cv_.notify_one();
+    }
+  }
+  bool take_back(job* j) {
+    queue& q = own();
+    std::lock_guard<std::mutex> l(q.m);
+    if (!q.q.empty() && q.q.back() == j) {
+      q.q.pop_back();
+      return true;
+    }
+    return false;
+  }
+  // Own queue's newest first (per_worker), then the oldest of a random victim's.
+  job* find() {
+    if constexpr (L == layout::per_worker) {
+      queue& q = own();
+      std::lock_guard<std::mutex> l(q.m);
+      if (!q.q.empty()) {
+        job* j = q.q.back();
+        q.q.pop_back();
+        return j;
+      }
+    }
+    const std::size_t n = queues_.size();
+    const std::size_t start = static_cast<std::size_t>(rng()) % n;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t v = (start + k) % n;
+      if (L == layout::per_worker && v == static_cast<std::size_t>(me_)) continue;
+      queue& q = queues_[v];
+      stats.attempts.fetch_add(1, std::memory_order_relaxed);
+      std::unique_lock<std::mutex> l(q.m, std::try_to_lock);
+      if (!l.owns_lock()) {  // a conflict: somebody else holds this queue
+        stats.conflicts.fetch_add(1, std::memory_order_relaxed);
+        l.lock();
+      }
+      if (!q.q.empty()) {
+        job* j = q.q.front();
+        q.q.pop_front();
+        return j;
+      }
+    }
+    return nullptr;
+  }
+  bool any_work() {
+    for (auto& q : queues_) {
+      std::lock_guard<std::mutex> l(q.m);
+      if (!q.q.empty()) return true;
+    }
+    return false;
+  }
+  void worker_loop(int index) {
+    me_ = index;
+    for (;;) {
+      job* j = nullptr;
+      for (int spin = 0; spin < 64 && j == nullptr; ++spin) {
+        j = find();
+        if (j == nullptr) std::this_thread::yield();
+      }
+      if (j != nullptr) {
+        j->run(j);
+        continue;
+      }
+      std::unique_lock<std::mutex> l(sleep_mutex_);
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);  // pairs with push's load
+      if (!stop_ && !any_work()) sleep_cv_.wait_for(l, std::chrono::milliseconds(10));
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
+      if (stop_) return;
+    }
+  }
+  std::uint32_t rng() {
+    thread_local std::uint32_t x = 2463534242u + static_cast<std::uint32_t>(me_);
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x;
+  }
+
+  std::vector<queue> queues_;
+  std::vector<std::thread> threads_;
+  std::mutex sleep_mutex_;
+  std::condition_variable sleep_cv_;
+  std::atomic<int> sleepers_{0};
+  bool stop_ = false;
+  static inline thread_local int me_ = 0;
+};
+
+}  // namespace forkjoin::ablation
