@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <mutex>
+#include <new>
 #include <thread>
 
 #include "pool_impl.hpp"
@@ -89,7 +91,30 @@ std::uintptr_t steal_limit_of_this_thread() noexcept {
   return limit;
 }
 
+// [P-FORK] fork() copies only the calling thread: in the child, every pool of the parent
+// has lost its workers. The child handler bumps the generation; a parent pool then refuses
+// work (std::logic_error), its destructor joins nothing, and default_pool() makes a new pool.
+namespace {
+std::atomic<std::uint32_t> g_fork_generation{0};
+std::atomic<pool*> g_default_pool{nullptr};
+std::atomic<std::uint32_t> g_default_pool_generation{0};  // written under g_default_pool_mutex
+std::mutex g_default_pool_mutex;
+
+void on_fork_child() noexcept {
+  g_fork_generation.fetch_add(1, std::memory_order_relaxed);  // the child is single-threaded here
+  new (&g_default_pool_mutex) std::mutex;  // a parent thread may have held it: it no longer exists
+}
+void register_fork_handler() {
+  static const bool registered = [] { return pthread_atfork(nullptr, nullptr, &on_fork_child) == 0; }();
+  (void)registered;
+}
+}  // namespace
+
+std::uint32_t current_fork_generation() noexcept { return g_fork_generation.load(std::memory_order_relaxed); }
+
 pool_impl::pool_impl(const pool_options& options) : options_(options) {
+  register_fork_handler();
+  fork_generation_ = current_fork_generation();
   std::size_t n = options_.num_threads == 0 ? default_thread_count() : options_.num_threads;
   if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
   options_.num_threads = n;
@@ -132,6 +157,7 @@ pool_impl::pool_impl(const pool_options& options) : options_(options) {
 }
 
 pool_impl::~pool_impl() {
+  if (fork_generation_ != current_fork_generation()) return;  // [P-FORK] its threads are the parent's
   worker* w = tls_worker;
   FORKJOIN_ASSERT(w == nullptr || w->pool_ != this,
                   "a pool was destroyed from one of its own tasks (it would have to join itself)");
@@ -151,6 +177,9 @@ void run_external(pool_impl& p, job_header& job, void (*wait)(job_header&)) { p.
 
 void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
   if (shutting_down()) throw std::logic_error("forkjoin: pool used after its destruction began");
+  if (fork_generation_ != current_fork_generation())
+    throw std::logic_error("forkjoin: pool created before fork() used in the child; create a new pool "
+                           "(default_pool() is recreated automatically)");
   bool own_slot = external_slot_.try_lock();
   if (!own_slot && num_threads() > 1) {
     inject(&job);  // slot busy: the pool's workers run it while this thread blocks
@@ -188,6 +217,7 @@ pool::~pool() = default;
 
 std::size_t pool::num_threads() const noexcept { return impl_->num_threads(); }
 std::size_t pool::num_sleeping() const noexcept { return impl_->num_sleeping(); }
+std::size_t pool::num_parked() const noexcept { return impl_->num_parked(); }
 
 pool::stats pool::statistics() const noexcept {
   stats s{0, 0, 0, 0};
@@ -202,8 +232,20 @@ pool::stats pool::statistics() const noexcept {
 }
 
 pool& default_pool() {
-  static pool* const instance = new pool();  // never destroyed: never joined at exit
-  return *instance;
+  // Never destroyed: never joined at exit. Recreated in a fork() child [P-FORK]; the
+  // parent's copy is leaked there, since its threads do not exist.
+  pool* p = detail::g_default_pool.load(std::memory_order_acquire);  // pairs with the release store below
+  const std::uint32_t gen = detail::current_fork_generation();
+  // relaxed: written before the release store of p, read after its acquire load
+  if (p != nullptr && detail::g_default_pool_generation.load(std::memory_order_relaxed) == gen) return *p;
+  std::lock_guard<std::mutex> lock(detail::g_default_pool_mutex);
+  p = detail::g_default_pool.load(std::memory_order_relaxed);  // the mutex orders it
+  if (p == nullptr || detail::g_default_pool_generation.load(std::memory_order_relaxed) != gen) {
+    p = new pool();
+    detail::g_default_pool_generation.store(gen, std::memory_order_relaxed);
+    detail::g_default_pool.store(p, std::memory_order_release);  // pairs with the acquire load above
+  }
+  return *p;
 }
 
 int this_worker_index() noexcept {

@@ -52,6 +52,7 @@ class pool_impl {
   void wake_all() noexcept;
   void notify_external_work() noexcept;  // [P-POST] PushFence then ReadSleepers
   std::size_t num_sleeping() const noexcept { return sleeping_of(idle_.load(std::memory_order_relaxed)); }
+  std::size_t num_parked() const noexcept { return parked_.load(std::memory_order_relaxed); }
 
   // injector.cpp
   void inject(job_header* j);
@@ -72,9 +73,14 @@ class pool_impl {
   alignas(k_cache_line) std::mutex sleep_mutex_;
   std::vector<worker*> sleepers_;                              // guarded by sleep_mutex_
   alignas(k_cache_line) std::atomic<bool> shutdown_{false};
+  std::uint32_t fork_generation_ = 0;      // [P-FORK] the process generation that owns the threads
+  std::atomic<std::uint32_t> parked_{0};  // workers inside futex_wait now (diagnostics)
   std::mutex external_slot_;  // held by the external thread bound to slot 0
   injector injector_;
 };
+
+// [P-FORK] incremented in every fork() child.
+std::uint32_t current_fork_generation() noexcept;
 
 // The stack bounds of the calling thread, cached per thread (pthread_getattr_np reads
 // /proc on the main thread).

@@ -67,8 +67,10 @@ void pool_impl::fall_asleep(worker& w, bool (*wanted)(const void*), const void* 
     return;
   }
   w.parks_.store(w.parks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  parked_.fetch_add(1, std::memory_order_relaxed);  // diagnostics only (pool::num_parked)
   while (w.wake_flag_.load(std::memory_order_acquire) == 0)  // pairs with the waker's release store
     futex_wait(w.wake_flag_, 0);
+  parked_.fetch_sub(1, std::memory_order_relaxed);
   w.searching_ = true;  // the waker moved w to searching [INV-COUNT]
 }
 

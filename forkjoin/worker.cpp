@@ -17,6 +17,7 @@ namespace {
 // not iterations: PAUSE latency differs ~10x between cores), then yield_rounds yields.
 class backoff {
  public:
+  static constexpr std::chrono::microseconds k_yield_time_limit{1000};
   explicit backoff(const pool_options& o) noexcept : spin_(o.spin_time), yield_rounds_(o.yield_rounds) { reset(); }
   void reset() noexcept {
     start_ = std::chrono::steady_clock::now();
@@ -28,7 +29,10 @@ class backoff {
       for (int i = 0; i < 16; ++i) cpu_relax();
       return true;
     }
-    if (yields_left_ == 0) return false;
+    // On a busy machine each yield may hand over a whole time slice: cap the yield phase
+    // in time too, so that idle workers still park within milliseconds (issue 5: < 10 ms,
+    // test IdleWorkersParkWithin10msAndBurnUnderOnePercent).
+    if (yields_left_ == 0 || std::chrono::steady_clock::now() - start_ > spin_ + k_yield_time_limit) return false;
     --yields_left_;
     sched_yield();
     return true;

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -156,5 +157,29 @@ TEST(Pool, OversubscribedStress) {
     };
     p.run([&] { rec(rec, 9); });
     ASSERT_EQ(leaves.load(), 3 * 3 * 3 * 2 * 2 * 2 * 2 * 2 * 2);
+  }
+}
+
+// pool_options::steal_half moves several stolen jobs to the thief's deque: results and
+// exactly-once delivery must not change.
+TEST(Pool, StealHalfKeepsResultsExact) {
+  fj::pool_options o;
+  o.num_threads = 4;
+  o.steal_half = true;
+  fj::pool p(o);
+  for (int r = 0; r < 20; ++r) {
+    std::function<std::uint64_t(int)> fib = [&](int n) -> std::uint64_t {
+      if (n < 2) return static_cast<std::uint64_t>(n);
+      auto [a, b] = fj::join([&] { return fib(n - 1); }, [&] { return fib(n - 2); });
+      return a + b;
+    };
+    ASSERT_EQ(p.run([&] { return fib(20); }), fj::test::serial_fib(20));
+    std::vector<std::atomic<int>> hits(5000);
+    p.run([&] {
+      fj::task_group g;
+      for (std::size_t i = 0; i < hits.size(); ++i) g.run([&hits, i] { hits[i].fetch_add(1); });
+      g.wait();
+    });
+    for (auto& h : hits) ASSERT_EQ(h.load(), 1);
   }
 }

@@ -33,7 +33,8 @@ struct pool_options {
   /// there starves the waker (bench_runtime's wake rendezvous took 70 us with 50 us of
   /// spin, 20 us with 5 us). The yields that follow keep the worker hot without that cost.
   std::chrono::nanoseconds spin_time = std::chrono::microseconds(5);
-  /// sched_yield rounds after spinning, before parking on a futex. 32: the high end of
+  /// sched_yield rounds after spinning, before parking on a futex (and at most 1 ms of
+  /// them: on a busy machine one yield can last a whole time slice). 32: the high end of
   /// the 16-32 that correctness.md I4 derives from Rayon, oneTBB and Taskflow, so that
   /// back-to-back parallel loops (gaps of 1-10 us) still find their workers awake.
   unsigned yield_rounds = 32;
@@ -130,6 +131,8 @@ class pool {
 
   /// Diagnostics: workers currently announced asleep (parked or about to park).
   std::size_t num_sleeping() const noexcept;
+  /// Diagnostics: workers blocked on their futex right now (a subset of num_sleeping()).
+  std::size_t num_parked() const noexcept;
   /// Diagnostics: total successful steals, steal attempts and lost races so far.
   struct stats {
     std::uint64_t steals, steal_attempts, lost_races, parks;
