@@ -5,6 +5,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <numeric>
 
 #include "forkjoin/forkjoin.hpp"
 #include "uts.hpp"
@@ -105,9 +106,9 @@ const implementation k_impl{
     },
     [](const double* x, std::size_t n) {
       return in_pool([x, n] {
+        // The chunk form: std::reduce may reassociate, so the inner sum is unrolled.
         return forkjoin::parallel_reduce(std::size_t{0}, n, 0.0, [x](std::size_t b, std::size_t e, double acc) {
-          for (std::size_t i = b; i < e; ++i) acc += x[i];
-          return acc;
+          return std::reduce(x + b, x + e, acc);
         }, std::plus<>());
       });
     },

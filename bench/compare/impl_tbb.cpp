@@ -13,6 +13,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <numeric>
 
 #include "uts.hpp"
 #include "workloads.hpp"
@@ -105,8 +106,7 @@ const implementation k_impl{
     [](const double* x, std::size_t n) {
       return tbb::parallel_reduce(tbb::blocked_range<std::size_t>(0, n), 0.0,
                                   [x](const tbb::blocked_range<std::size_t>& r, double acc) {
-                                    for (std::size_t i = r.begin(); i < r.end(); ++i) acc += x[i];
-                                    return acc;
+                                    return std::reduce(x + r.begin(), x + r.end(), acc);  // same inner sum as forkjoin
                                   }, std::plus<>());
     },
     [](const double* a, const double* b, double* c, int n) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 
 #include "uts.hpp"
 
@@ -84,11 +85,7 @@ const implementation k_serial{
     [](double* out, int n) {
       for (int i = 0; i < n; ++i) out[i] = imbalanced_iteration(i);
     },
-    [](const double* x, std::size_t n) {
-      double s = 0;
-      for (std::size_t i = 0; i < n; ++i) s += x[i];
-      return s;
-    },
+    [](const double* x, std::size_t n) { return std::reduce(x, x + n, 0.0); },
     [](const double* a, const double* b, double* c, int n) {
       for (int i = 0; i < n; ++i)
         for (int k = 0; k < n; ++k) {
