@@ -118,10 +118,43 @@ def main():
         fig.savefig(os.path.join(out, "compare.png"), dpi=110)
         print(f"chart: {os.path.join(out, 'compare.png')}")
 
+    ablation = os.path.join(out, "ablation.json")
+    if os.path.exists(ablation):
+        errors += ablation_table(ablation, out)
+
     if errors:
         print("WRONG ANSWERS:\n  " + "\n  ".join(errors), file=sys.stderr)
         return 1
     return 0
+
+
+def ablation_table(path, out):
+    """ablation.json (bench_ablation) -> ablation.md: medians per workload, variant, threads."""
+    with open(path) as f:
+        data = json.load(f)
+    runs = defaultdict(list)
+    errors = []
+    for b in data["benchmarks"]:
+        if b.get("run_type") != "iteration":
+            continue
+        if b.get("error_occurred"):
+            errors.append(f'{b["run_name"]}: {b.get("error_message", "")}')
+            continue
+        workload, variant, threads = b["run_name"].split("/")[:3]
+        runs[(workload, int(threads.split(":")[1]), variant)].append(b)
+    lines = ["| workload | threads | pool | time | tasks/s | conflict rate | steal attempts / run | idle CPU in 200 ms |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (workload, threads, variant) in sorted(runs):
+        rs = runs[(workload, threads, variant)]
+        m = lambda k: statistics.median(r[k] for r in rs)
+        lines.append(f"| {workload} | {threads} | {variant} | {m('real_time') * UNIT_MS[rs[0]['time_unit']]:.1f} ms | "
+                     f"{m('tasks_per_s') / 1e6:.1f} M | {m('conflict_rate'):.4f} | {m('steal_attempts_per_run'):.0f} | "
+                     f"{m('idle_cpu_ms_200ms'):.2f} ms |")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(out, "ablation.md"), "w") as f:
+        f.write(text)
+    print(text)
+    return errors
 
 
 if __name__ == "__main__":
