@@ -2,16 +2,18 @@
 // sanitizers, FORKJOIN_STRESS_SCALE to change it) and a serial fib for checks.
 #pragma once
 
+#include <time.h>
+
 #include <cstdint>
 #include <cstdlib>
 
 namespace forkjoin::test {
 
-inline bool under_sanitizer() {
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+inline bool under_tsan() {
+#if defined(__SANITIZE_THREAD__)
   return true;
 #elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#if __has_feature(thread_sanitizer)
   return true;
 #else
   return false;
@@ -19,6 +21,29 @@ inline bool under_sanitizer() {
 #else
   return false;
 #endif
+}
+
+inline bool under_asan() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+inline bool under_sanitizer() { return under_tsan() || under_asan(); }
+
+// CPU time of the whole process (every thread), in seconds.
+inline double process_cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 // Iteration counts are multiplied by this: FORKJOIN_STRESS_SCALE (default 1), divided by

@@ -28,20 +28,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool under_tsan() {
-#if defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
 long fib(int n) {
   if (n < 2) return n;
   auto [a, b] = fj::join([n] { return fib(n - 1); }, [n] { return fib(n - 2); });
@@ -85,18 +71,12 @@ int run_in_child(F child, std::chrono::seconds limit) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-double process_cpu_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
 }  // namespace
 
 // The child of a fork() can use forkjoin through default_pool() (recreated) and a new
 // pool; a pool from before the fork refuses work with std::logic_error; nothing hangs.
 TEST(Adversarial, ForkWithLivePools) {
-  if (under_tsan()) GTEST_SKIP() << "TSan does not support threads in a child of a multi-threaded fork";
+  if (fj::test::under_tsan()) GTEST_SKIP() << "TSan does not support threads in a child of a multi-threaded fork";
   fj::pool before(3);
   ASSERT_EQ(before.run([] { return fib(20); }), 6765);
   ASSERT_EQ(fj::default_pool().run([] { return fib(20); }), 6765);
@@ -119,7 +99,7 @@ TEST(Adversarial, ForkWithLivePools) {
 // Thread creation failing (RLIMIT_NPROC in a child running as an unprivileged user):
 // std::system_error, and every thread that did start has been joined.
 TEST(Adversarial, ThreadCreationFailureThrowsAndLeaksNothing) {
-  if (under_tsan()) GTEST_SKIP() << "fork() of a multi-threaded process under TSan";
+  if (fj::test::under_tsan()) GTEST_SKIP() << "fork() of a multi-threaded process under TSan";
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to an unprivileged user (root ignores RLIMIT_NPROC)";
   const int code = run_in_child([] {
     if (setgid(65534) != 0 || setuid(65534) != 0) return 10;  // nobody: RLIMIT_NPROC now applies
@@ -295,8 +275,8 @@ TEST(Adversarial, IdleWorkersParkWithin10msAndBurnUnderOnePercent) {
     if (!fj::test::under_sanitizer()) {
       EXPECT_LT(took, 10ms) << "round " << round;
     }
-    const double c0 = process_cpu_seconds();
+    const double c0 = fj::test::process_cpu_seconds();
     std::this_thread::sleep_for(1s);
-    EXPECT_LT(process_cpu_seconds() - c0, 0.010) << "over 1% of a core while idle, round " << round;
+    EXPECT_LT(fj::test::process_cpu_seconds() - c0, 0.010) << "over 1% of a core while idle, round " << round;
   }
 }

@@ -23,11 +23,6 @@ bool wait_until_all_parked(const fj::pool& p, std::chrono::milliseconds deadline
   }
   return true;
 }
-double process_cpu_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 }  // namespace
 
 // Every background worker parked, one job injected from outside; it must run without the
@@ -78,9 +73,9 @@ TEST(Sleep, IdlePoolBurnsAlmostNoCpu) {
     for (int i = 0; i < 100000; ++i) g.run([&] { sink.fetch_add(1, std::memory_order_relaxed); });
   });
   ASSERT_TRUE(wait_until_all_parked(p, 2s));
-  double before = process_cpu_seconds();
+  double before = fj::test::process_cpu_seconds();
   std::this_thread::sleep_for(500ms);
-  double burned = process_cpu_seconds() - before;
+  double burned = fj::test::process_cpu_seconds() - before;
   // A spinning worker would burn ~0.5 s here; parked ones burn nothing. 1% of a core:
   EXPECT_LT(burned, 0.005) << "idle pool burned " << burned * 1000 << " ms of CPU in 500 ms";
   EXPECT_EQ(sink.load(), 100000);

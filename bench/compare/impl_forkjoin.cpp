@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "forkjoin/forkjoin.hpp"
-#include "uts.hpp"
+#include "task_group_workloads.hpp"
 #include "workloads.hpp"
 
 namespace forkjoin::bench {
@@ -27,56 +27,9 @@ std::uint64_t fib(int n) {
   return a + b;
 }
 
-std::uint64_t skynet(std::uint64_t first, std::uint64_t size) {
-  if (size == 1) return first;
-  std::array<std::uint64_t, 10> part{};
-  forkjoin::task_group g;
-  for (std::uint64_t i = 0; i < 10; ++i)
-    g.run([&part, i, first, size] { part[i] = skynet(first + i * (size / 10), size / 10); });
-  g.wait();
-  std::uint64_t sum = 0;
-  for (auto p : part) sum += p;
-  return sum;
-}
-
-long nqueens(std::array<signed char, 16> col, int row, int n) {
-  if (row == n) return 1;
-  std::array<long, 16> part{};
-  forkjoin::task_group g;
-  for (int c = 0; c < n; ++c) {
-    bool ok = true;
-    for (int r = 0; r < row && ok; ++r) {
-      const int d = col[static_cast<std::size_t>(r)] - c;
-      ok = d != 0 && d != row - r && d != r - row;
-    }
-    if (!ok) continue;
-    auto next = col;
-    next[static_cast<std::size_t>(row)] = static_cast<signed char>(c);
-    g.run([&part, next, row, n, c] { part[static_cast<std::size_t>(c)] = nqueens(next, row + 1, n); });
-  }
-  g.wait();
-  long sum = 0;
-  for (long p : part) sum += p;
-  return sum;
-}
-
-std::uint64_t uts_count(const uts::node& n) {
-  const int c = uts::num_children(n);
-  if (c == 0) return 1;
-  std::uint64_t total = 1;
-  std::array<std::uint64_t, uts::k_max_children> part{};
-  forkjoin::task_group g;
-  for (int i = 0; i < c; ++i) g.run([&part, &n, i] { part[static_cast<std::size_t>(i)] = uts_count(uts::child(n, i)); });
-  g.wait();
-  for (int i = 0; i < c; ++i) total += part[static_cast<std::size_t>(i)];
-  return total;
-}
-
 void quicksort(int* first, int* last) {
   while (last - first > k_sort_cutoff) {
-    const int pivot = first[(last - first) / 2];
-    int* mid1 = std::partition(first, last, [pivot](int x) { return x < pivot; });
-    int* mid2 = std::partition(mid1, last, [pivot](int x) { return !(pivot < x); });
+    auto [mid1, mid2] = partition3(first, last);
     forkjoin::join([=] { quicksort(first, mid1); }, [=] { quicksort(mid2, last); });
     return;
   }
@@ -91,13 +44,9 @@ const implementation k_impl{
     },
     [] {},
     [](int n) { return in_pool([n] { return fib(n); }); },
-    [](int depth) {
-      std::uint64_t leaves = 1;
-      for (int i = 0; i < depth; ++i) leaves *= 10;
-      return in_pool([leaves] { return skynet(0, leaves); });
-    },
-    [](int n) { return in_pool([n] { return nqueens({}, 0, n); }); },
-    [] { return in_pool([] { return uts_count(uts::root()); }); },
+    [](int depth) { return in_pool([depth] { return skynet_tg<forkjoin::task_group>(0, skynet_leaves(depth)); }); },
+    [](int n) { return in_pool([n] { return nqueens_tg<forkjoin::task_group>({}, 0, n); }); },
+    [] { return in_pool([] { return uts_tg<forkjoin::task_group>(uts::root()); }); },
     [](int* a, int n) {
       in_pool([a, n] { forkjoin::parallel_for(0, n, [a](int i) { a[i] += 1; }); });
     },
@@ -115,10 +64,7 @@ const implementation k_impl{
     [](const double* a, const double* b, double* c, int n) {
       in_pool([=] {
         forkjoin::parallel_for(0, n, [=](int i) {
-          for (int k = 0; k < n; ++k) {
-            const double aik = a[i * n + k];
-            for (int j = 0; j < n; ++j) c[i * n + j] += aik * b[k * n + j];
-          }
+          matmul_row(a, b, c, n, i);
         });
       });
     },

@@ -36,16 +36,11 @@ std::uint64_t skynet(std::uint64_t first, std::uint64_t size) {
   return sum;
 }
 
-long nqueens(std::array<signed char, 16> col, int row, int n) {
+long nqueens(queens_board col, int row, int n) {
   if (row == n) return 1;
   std::array<long, 16> part{};
   for (int c = 0; c < n; ++c) {
-    bool ok = true;
-    for (int r = 0; r < row && ok; ++r) {
-      const int d = col[static_cast<std::size_t>(r)] - c;
-      ok = d != 0 && d != row - r && d != r - row;
-    }
-    if (!ok) continue;
+    if (!queen_safe(col, row, c)) continue;
 #pragma omp task shared(part) firstprivate(col)
     {
       col[static_cast<std::size_t>(row)] = static_cast<signed char>(c);
@@ -77,9 +72,7 @@ void quicksort(int* first, int* last) {
     std::sort(first, last);
     return;
   }
-  const int pivot = first[(last - first) / 2];
-  int* mid1 = std::partition(first, last, [pivot](int x) { return x < pivot; });
-  int* mid2 = std::partition(mid1, last, [pivot](int x) { return !(pivot < x); });
+  auto [mid1, mid2] = partition3(first, last);
 #pragma omp task
   quicksort(first, mid1);
   quicksort(mid2, last);
@@ -124,10 +117,7 @@ const implementation k_impl{
     [](const double* a, const double* b, double* c, int n) {
 #pragma omp parallel for schedule(static)
       for (int i = 0; i < n; ++i)
-        for (int k = 0; k < n; ++k) {
-          const double aik = a[i * n + k];
-          for (int j = 0; j < n; ++j) c[i * n + j] += aik * b[k * n + j];
-        }
+        matmul_row(a, b, c, n, i);
     },
     [](int* v, std::size_t n) {
       in_team([v, n] {

@@ -28,10 +28,7 @@ const implementation k_impl{
       std::vector<int> rows(static_cast<std::size_t>(n));
       std::iota(rows.begin(), rows.end(), 0);
       std::for_each(std::execution::par, rows.begin(), rows.end(), [=](int i) {
-        for (int k = 0; k < n; ++k) {
-          const double aik = a[i * n + k];
-          for (int j = 0; j < n; ++j) c[i * n + j] += aik * b[k * n + j];
-        }
+        matmul_row(a, b, c, n, i);
       });
     },
     [](int* v, std::size_t n) { std::sort(std::execution::par, v, v + n); },

@@ -37,6 +37,28 @@ double imbalanced_iteration(int i) {
   return x;
 }
 
+bool queen_safe(const queens_board& b, int row, int c) {
+  for (int r = 0; r < row; ++r) {
+    const int d = b[static_cast<std::size_t>(r)] - c;
+    if (d == 0 || d == row - r || d == r - row) return false;
+  }
+  return true;
+}
+
+void matmul_row(const double* a, const double* b, double* c, int n, int i) {
+  for (int k = 0; k < n; ++k) {
+    const double aik = a[i * n + k];
+    for (int j = 0; j < n; ++j) c[i * n + j] += aik * b[k * n + j];
+  }
+}
+
+std::pair<int*, int*> partition3(int* first, int* last) {
+  const int pivot = first[(last - first) / 2];
+  int* mid1 = std::partition(first, last, [pivot](int x) { return x < pivot; });
+  int* mid2 = std::partition(mid1, last, [pivot](int x) { return !(pivot < x); });
+  return {mid1, mid2};
+}
+
 namespace {
 
 std::uint64_t fib_serial(int n) { return n < 2 ? static_cast<std::uint64_t>(n) : fib_serial(n - 1) + fib_serial(n - 2); }
@@ -48,16 +70,11 @@ std::uint64_t skynet_serial_at(std::uint64_t first, std::uint64_t size) {
   return sum;
 }
 
-long nqueens_serial_at(std::array<signed char, 16>& col, int row, int n) {
+long nqueens_serial_at(queens_board& col, int row, int n) {
   if (row == n) return 1;
   long count = 0;
   for (int c = 0; c < n; ++c) {
-    bool ok = true;
-    for (int r = 0; r < row && ok; ++r) {
-      const int d = col[static_cast<std::size_t>(r)] - c;
-      ok = d != 0 && d != row - r && d != r - row;
-    }
-    if (!ok) continue;
+    if (!queen_safe(col, row, c)) continue;
     col[static_cast<std::size_t>(row)] = static_cast<signed char>(c);
     count += nqueens_serial_at(col, row + 1, n);
   }
@@ -75,7 +92,7 @@ const implementation k_serial{
       return skynet_serial_at(0, leaves);
     },
     [](int n) {
-      std::array<signed char, 16> col{};
+      queens_board col{};
       return nqueens_serial_at(col, 0, n);
     },
     [] { return uts::count_serial(uts::root()); },
@@ -87,11 +104,7 @@ const implementation k_serial{
     },
     [](const double* x, std::size_t n) { return std::reduce(x, x + n, 0.0); },
     [](const double* a, const double* b, double* c, int n) {
-      for (int i = 0; i < n; ++i)
-        for (int k = 0; k < n; ++k) {
-          const double aik = a[i * n + k];
-          for (int j = 0; j < n; ++j) c[i * n + j] += aik * b[k * n + j];
-        }
+      for (int i = 0; i < n; ++i) matmul_row(a, b, c, n, i);
     },
     [](int* v, std::size_t n) { std::sort(v, v + n); },
 };

@@ -4,9 +4,11 @@
 // write it; the driver (bench_compare.cpp) times them and checks every answer.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace forkjoin::bench {
@@ -38,8 +40,14 @@ struct imbalanced_input {
 };
 double imbalanced_iteration(int i);  // ~i units of dependent floating-point work
 
-// Quicksort helper shared by the join-based sorts (forkjoin and OpenMP tasks).
+// Kernels shared by every implementation, so that only the parallel structure differs.
+using queens_board = std::array<signed char, 16>;  // column of the queen in each placed row
+bool queen_safe(const queens_board& b, int row, int c);
+void matmul_row(const double* a, const double* b, double* c, int n, int i);  // c[i,:] += a[i,:] * b
+// Quicksort step for the join-based sorts: three-way partition around the middle element;
+// returns [mid1, mid2), the run equal to the pivot. Below the cutoff, std::sort.
 inline constexpr std::ptrdiff_t k_sort_cutoff = 2048;
+std::pair<int*, int*> partition3(int* first, int* last);
 
 // One implementation: every function runs on `threads` threads (set by the driver before
 // the call, see begin()) and returns what the driver checks. Null entries: not applicable.
