@@ -104,11 +104,12 @@ def main():
         ax1.set_xscale("log")
         ax1.set_xlabel(f"forkjoin time / best peer time ({top} threads; < 1 is faster)")
         ax1.invert_yaxis()
-        for w in workloads:
+        markers = "os^vD<>px*h"
+        for k, w in enumerate(workloads):
             base = med.get((w, "forkjoin", min(thread_counts)))
             pts = [(t, base / med[(w, "forkjoin", t)]) for t in thread_counts if (w, "forkjoin", t) in med and base]
             if len(pts) > 1 and not w.startswith(("idle", "wake")):
-                ax2.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=w)
+                ax2.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[k % len(markers)], label=w)
         ax2.plot(thread_counts, [t / min(thread_counts) for t in thread_counts], "k--", linewidth=1, label="linear")
         ax2.set_xlabel("threads")
         ax2.set_ylabel(f"forkjoin speedup over {min(thread_counts)} thread(s)")
