@@ -8,11 +8,11 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <system_error>
-#include <mutex>
-#include <new>
 #include <thread>
 
 #include "pool_impl.hpp"
