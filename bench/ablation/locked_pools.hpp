@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -74,9 +75,17 @@ class locked_pool {
     if (take_back(&jg)) {
       jg.run(&jg);
     } else {
-      while (!jg.done.load(std::memory_order_acquire)) {  // help until the thief is done
-        if (job* other = find()) other->run(other);
-        else std::this_thread::yield();
+      // A thief is running g: help until it is done. Helping nests on this stack, so past
+      // k_max_help_depth nested helps the waiter only yields (the thief makes progress).
+      while (!jg.done.load(std::memory_order_acquire)) {
+        job* other = help_depth_ < k_max_help_depth ? find() : nullptr;
+        if (other != nullptr) {
+          ++help_depth_;
+          other->run(other);
+          --help_depth_;
+        } else {
+          std::this_thread::yield();
+        }
       }
     }
     return std::pair(a, jg.result);
@@ -102,13 +111,16 @@ class locked_pool {
       sleep_cv_.notify_one();
     }
   }
+  // Removes j if nobody took it. In the global queue other threads push on top of it, so
+  // it is searched from the newest end; in a per-worker deque it is the newest.
   bool take_back(job* j) {
     queue& q = own();
     std::lock_guard<std::mutex> l(q.m);
-    if (!q.q.empty() && q.q.back() == j) {
-      q.q.pop_back();
-      return true;
-    }
+    for (auto it = q.q.rbegin(); it != q.q.rend(); ++it)
+      if (*it == j) {
+        q.q.erase(std::next(it).base());
+        return true;
+      }
     return false;
   }
   // Own queue's newest first (per_worker), then the oldest of a random victim's.
@@ -182,7 +194,9 @@ class locked_pool {
   std::condition_variable sleep_cv_;
   std::atomic<int> sleepers_{0};
   bool stop_ = false;
+  static constexpr int k_max_help_depth = 256;
   static inline thread_local int me_ = 0;
+  static inline thread_local int help_depth_ = 0;
 };
 
 }  // namespace forkjoin::ablation
