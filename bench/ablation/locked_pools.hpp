@@ -68,7 +68,7 @@ class locked_pool {
     jg.run = [](job* j) {
       auto* self = static_cast<g_job*>(j);
       self->result = (*self->fn)();
-      self->done.store(true, std::memory_order_release);
+      self->done.store(true, std::memory_order_release);  // pairs with the waiter's acquire load in join
     };
     push(&jg);
     auto a = f();
@@ -77,7 +77,7 @@ class locked_pool {
     } else {
       // A thief is running g: help until it is done. Helping nests on this stack, so past
       // k_max_help_depth nested helps the waiter only yields (the thief makes progress).
-      while (!jg.done.load(std::memory_order_acquire)) {
+      while (!jg.done.load(std::memory_order_acquire)) {  // pairs with the thief's release store of done
         job* other = help_depth_ < k_max_help_depth ? find() : nullptr;
         if (other != nullptr) {
           ++help_depth_;
