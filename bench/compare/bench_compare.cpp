@@ -90,39 +90,33 @@ void check_equal(benchmark::State& state, T got, T expect, const char* what) {
   if (got != expect) fail(state, std::string(what) + ": wrong answer " + std::to_string(got) + ", expected " + std::to_string(expect));
 }
 
+// A workload whose answer is one value: run it once per iteration, check the last answer.
+template <class Compute, class R>
+workload answer_workload(const char* name, bool available, bool (*applies)(const fb::implementation&), Compute compute,
+                         R expected) {
+  return {name, available, applies,
+          [name, compute, expected](benchmark::State& st, const fb::implementation& i) {
+            R r{};
+            for (auto _ : st) r = compute(i);
+            check_equal(st, r, expected, name);
+          },
+          1, false};
+}
+
 std::vector<workload> workloads() {
   const fb::sizes s = g_size;
   std::vector<workload> w;
-  w.push_back({"fib", true, [](const fb::implementation& i) { return i.fib != nullptr; },
-               [s](benchmark::State& st, const fb::implementation& i) {
-                 std::uint64_t r = 0;
-                 for (auto _ : st) r = i.fib(s.fib_n);
-                 check_equal(st, r, fb::fib_expected(s.fib_n), "fib");
-               }, 1, false});
-  w.push_back({"skynet", true, [](const fb::implementation& i) { return i.skynet != nullptr; },
-               [s](benchmark::State& st, const fb::implementation& i) {
-                 std::uint64_t r = 0;
-                 for (auto _ : st) r = i.skynet(s.skynet_depth);
-                 check_equal(st, r, fb::skynet_expected(s.skynet_depth), "skynet");
-               }, 1, false});
-  w.push_back({"nqueens", true, [](const fb::implementation& i) { return i.nqueens != nullptr; },
-               [s](benchmark::State& st, const fb::implementation& i) {
-                 long r = 0;
-                 for (auto _ : st) r = i.nqueens(s.nqueens_n);
-                 check_equal(st, r, fb::nqueens_expected(s.nqueens_n), "nqueens");
-               }, 1, false});
-  w.push_back({"nqueens14", s.nqueens_big_n != 0, [](const fb::implementation& i) { return i.nqueens != nullptr; },
-               [s](benchmark::State& st, const fb::implementation& i) {
-                 long r = 0;
-                 for (auto _ : st) r = i.nqueens(s.nqueens_big_n);
-                 check_equal(st, r, fb::nqueens_expected(s.nqueens_big_n), "nqueens14");
-               }, 1, false});
-  w.push_back({"uts_t1", s.uts, [](const fb::implementation& i) { return i.uts != nullptr; },
-               [](benchmark::State& st, const fb::implementation& i) {
-                 std::uint64_t r = 0;
-                 for (auto _ : st) r = i.uts();
-                 check_equal(st, r, fb::uts::k_t1_nodes, "uts T1 nodes");
-               }, 1, false});
+  using impl = fb::implementation;
+  w.push_back(answer_workload("fib", true, [](const impl& i) { return i.fib != nullptr; },
+                              [s](const impl& i) { return i.fib(s.fib_n); }, fb::fib_expected(s.fib_n)));
+  w.push_back(answer_workload("skynet", true, [](const impl& i) { return i.skynet != nullptr; },
+                              [s](const impl& i) { return i.skynet(s.skynet_depth); }, fb::skynet_expected(s.skynet_depth)));
+  w.push_back(answer_workload("nqueens", true, [](const impl& i) { return i.nqueens != nullptr; },
+                              [s](const impl& i) { return i.nqueens(s.nqueens_n); }, fb::nqueens_expected(s.nqueens_n)));
+  w.push_back(answer_workload("nqueens14", s.nqueens_big_n != 0, [](const impl& i) { return i.nqueens != nullptr; },
+                              [s](const impl& i) { return i.nqueens(s.nqueens_big_n); }, fb::nqueens_expected(s.nqueens_big_n)));
+  w.push_back(answer_workload("uts_t1", s.uts, [](const impl& i) { return i.uts != nullptr; },
+                              [](const impl& i) { return i.uts(); }, fb::uts::k_t1_nodes));
   for (int n : {1000, 100000}) {
     w.push_back({n == 1000 ? "loop_1k" : "loop_100k", true, [](const fb::implementation& i) { return i.loop != nullptr; },
                  [n](benchmark::State& st, const fb::implementation& i) {
