@@ -25,9 +25,13 @@ unsigned char pixel(int px, int py) {
 int main(int argc, char** argv) {
   const char* path = argc > 1 ? argv[1] : "mandelbrot.pgm";
   std::vector<unsigned char> image(static_cast<std::size_t>(k_width) * k_height);
-  forkjoin::parallel_for(0, k_height, [&](int y) {
-    for (int x = 0; x < k_width; ++x) image[static_cast<std::size_t>(y) * k_width + static_cast<std::size_t>(x)] = pixel(x, y);
-  }, forkjoin::schedule::dynamic(4));
+  forkjoin::parallel_for(
+      0, k_height,
+      [&](int y) {
+        for (int x = 0; x < k_width; ++x)
+          image[static_cast<std::size_t>(y) * k_width + static_cast<std::size_t>(x)] = pixel(x, y);
+      },
+      forkjoin::schedule::dynamic(4));
 
   for (int y = 0; y < k_height; y += 7)  // spot-check every 7th row against the serial render
     for (int x = 0; x < k_width; ++x)

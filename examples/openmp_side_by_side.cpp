@@ -52,9 +52,12 @@ int main() {
   check(y == z, "parallel for");
 
   // #pragma omp parallel for schedule(dynamic, 64) / schedule(static) / schedule(guided)
-  fj::parallel_for(0, n, [&](int i) { y[i] += 1.0; }, fj::schedule::dynamic(64));
-  fj::parallel_for(0, n, [&](int i) { y[i] += 1.0; }, fj::schedule::static_());
-  fj::parallel_for(0, n, [&](int i) { y[i] += 1.0; }, fj::schedule::guided());
+  fj::parallel_for(
+      0, n, [&](int i) { y[i] += 1.0; }, fj::schedule::dynamic(64));
+  fj::parallel_for(
+      0, n, [&](int i) { y[i] += 1.0; }, fj::schedule::static_());
+  fj::parallel_for(
+      0, n, [&](int i) { y[i] += 1.0; }, fj::schedule::guided());
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 64)
   for (int i = 0; i < n; ++i) z[i] += 1.0;
@@ -68,7 +71,8 @@ int main() {
   check(y == z, "schedule(dynamic / static / guided)");
 
   // #pragma omp parallel for reduction(+ : sum)
-  const long sum_fj = fj::parallel_reduce(0, n, 0L, [](int i) { return static_cast<long>(i); }, std::plus<>());
+  const long sum_fj = fj::parallel_reduce(
+      0, n, 0L, [](int i) { return static_cast<long>(i); }, std::plus<>());
   long sum_omp = 0;
 #ifdef _OPENMP
 #pragma omp parallel for reduction(+ : sum_omp)
@@ -92,10 +96,14 @@ int main() {
 
   // #pragma omp parallel for num_threads(2) if(n > 1000)
   std::atomic<int> max_index{-1};
-  fj::parallel_for(0, n, [&](int) {
-    int me = fj::this_worker_index(), seen = max_index.load();
-    while (me > seen && !max_index.compare_exchange_weak(seen, me)) {}
-  }, fj::schedule::static_().num_threads(2).parallel_if(n > 1000));
+  fj::parallel_for(
+      0, n,
+      [&](int) {
+        int me = fj::this_worker_index(), seen = max_index.load();
+        while (me > seen && !max_index.compare_exchange_weak(seen, me)) {
+        }
+      },
+      fj::schedule::static_().num_threads(2).parallel_if(n > 1000));
   check(max_index.load() < 2, "num_threads(2) if(...)");
 
   // #pragma omp task / taskwait

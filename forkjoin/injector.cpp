@@ -6,8 +6,10 @@ namespace forkjoin::detail {
 void injector::push(job_header* j) noexcept {
   j->next = nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (tail_ != nullptr) tail_->next = j;
-  else head_ = j;
+  if (tail_ != nullptr)
+    tail_->next = j;
+  else
+    head_ = j;
   tail_ = j;
   // [P-POST PushJob] relaxed: the caller's PushFence orders it before ReadSleepers.
   size_.store(size_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);

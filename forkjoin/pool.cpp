@@ -30,8 +30,7 @@ std::size_t parse_thread_count(const char* name, const char* text) {
   std::size_t n = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
   if (ec != std::errc{} || end != s.data() + s.size() || n == 0)
-    throw std::invalid_argument(std::string("forkjoin: ") + name + "='" + text +
-                                "' is not a positive thread count");
+    throw std::invalid_argument(std::string("forkjoin: ") + name + "='" + text + "' is not a positive thread count");
   return n;
 }
 
@@ -102,7 +101,7 @@ std::mutex g_default_pool_mutex;
 
 void on_fork_child() noexcept {
   g_fork_generation.fetch_add(1, std::memory_order_relaxed);  // the child is single-threaded here
-  new (&g_default_pool_mutex) std::mutex;  // a parent thread may have held it: it no longer exists
+  new (&g_default_pool_mutex) std::mutex;                     // a parent thread may have held it: it no longer exists
 }
 void register_fork_handler() {
   static const bool registered = [] { return pthread_atfork(nullptr, nullptr, &on_fork_child) == 0; }();
@@ -120,7 +119,8 @@ pool_impl::pool_impl(const pool_options& options) : options_(options) {
   options_.num_threads = n;
   slots_.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
-    slots_.push_back(std::make_unique<worker>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n), &idle_));
+    slots_.push_back(
+        std::make_unique<worker>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n), &idle_));
   sleepers_.reserve(n);
 
   const std::vector<int> cpus = options_.pin_threads ? allowed_cpus() : std::vector<int>{};
@@ -130,13 +130,14 @@ pool_impl::pool_impl(const pool_options& options) : options_(options) {
   threads_.reserve(n - 1);
   int error = 0;
   for (std::size_t i = 1; i < n && error == 0; ++i) {
-    auto start = std::make_unique<thread_start>(thread_start{
-        this, slots_[i].get(), options_.thread_name_prefix + "-" + std::to_string(i),
-        cpus.empty() ? -1 : cpus[i % cpus.size()]});
+    auto start = std::make_unique<thread_start>(thread_start{this, slots_[i].get(),
+                                                             options_.thread_name_prefix + "-" + std::to_string(i),
+                                                             cpus.empty() ? -1 : cpus[i % cpus.size()]});
     // [INV-COUNT] a worker starts counted as searching, as if just woken: pushers made
     // before it runs see an idle worker and publish [P-POST Publish], and it searches first.
     slots_[i]->searching_ = true;
-    idle_.fetch_add(k_searching_one, std::memory_order_relaxed);  // relaxed: thread creation orders it before the worker runs
+    idle_.fetch_add(k_searching_one,
+                    std::memory_order_relaxed);  // relaxed: thread creation orders it before the worker runs
     pthread_t t;
     error = pthread_create(&t, &attr, &thread_entry, start.get());
     if (error == 0) {
@@ -148,7 +149,7 @@ pool_impl::pool_impl(const pool_options& options) : options_(options) {
     }
   }
   pthread_attr_destroy(&attr);
-  if (error != 0) {  // no leaked threads: stop and join the ones that started
+  if (error != 0) {                                    // no leaked threads: stop and join the ones that started
     shutdown_.store(true, std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load
     wake_all();
     for (pthread_t t : threads_) pthread_join(t, nullptr);
@@ -161,8 +162,9 @@ pool_impl::~pool_impl() {
   worker* w = tls_worker;
   FORKJOIN_ASSERT(w == nullptr || w->pool_ != this,
                   "a pool was destroyed from one of its own tasks (it would have to join itself)");
-  shutdown_.store(true, std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load in ReadJob
-  wake_all();                                        // [P-TERM Wake]
+  shutdown_.store(true,
+                  std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load in ReadJob
+  wake_all();                                  // [P-TERM Wake]
   for (pthread_t t : threads_) pthread_join(t, nullptr);  // [P-TERM Join] workers leave only when drained
 }
 
@@ -178,8 +180,9 @@ void run_external(pool_impl& p, job_header& job, void (*wait)(job_header&)) { p.
 void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
   if (shutting_down()) throw std::logic_error("forkjoin: pool used after its destruction began");
   if (fork_generation_ != current_fork_generation())
-    throw std::logic_error("forkjoin: pool created before fork() used in the child; create a new pool "
-                           "(default_pool() is recreated automatically)");
+    throw std::logic_error(
+        "forkjoin: pool created before fork() used in the child; create a new pool "
+        "(default_pool() is recreated automatically)");
   bool own_slot = external_slot_.try_lock();
   if (!own_slot && num_threads() > 1) {
     inject(&job);  // slot busy: the pool's workers run it while this thread blocks
@@ -204,12 +207,13 @@ pool_impl& impl_of(pool& p) noexcept { return *p.impl_; }
 
 pool::pool() : pool(pool_options{}) {}
 
-pool::pool(std::size_t num_threads) : pool([num_threads] {
-  if (num_threads == 0) throw std::invalid_argument("forkjoin::pool: num_threads must be positive");
-  pool_options o;
-  o.num_threads = num_threads;
-  return o;
-}()) {}
+pool::pool(std::size_t num_threads)
+    : pool([num_threads] {
+        if (num_threads == 0) throw std::invalid_argument("forkjoin::pool: num_threads must be positive");
+        pool_options o;
+        o.num_threads = num_threads;
+        return o;
+      }()) {}
 
 pool::pool(const pool_options& options) : impl_(std::make_unique<detail::pool_impl>(options)) {}
 

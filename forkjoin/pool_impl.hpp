@@ -47,7 +47,7 @@ class pool_impl {
   // returns with w counted as searching.
   // `wanted(ctx)` is re-checked after the announcement (a join latch not yet set, say).
   void fall_asleep(worker& w, bool (*wanted)(const void*), const void* ctx) noexcept;
-  void wake_one() noexcept;          // at most one sleeper, only if nobody searches [INV-WAKE]
+  void wake_one() noexcept;  // at most one sleeper, only if nobody searches [INV-WAKE]
   void wake_specific(worker& w) noexcept;
   void wake_all() noexcept;
   void notify_external_work() noexcept;  // [P-POST] PushFence then ReadSleepers
@@ -71,11 +71,11 @@ class pool_impl {
 
   alignas(k_cache_line) std::atomic<std::uint64_t> idle_{0};  // searching | sleeping << 32
   alignas(k_cache_line) std::mutex sleep_mutex_;
-  std::vector<worker*> sleepers_;                              // guarded by sleep_mutex_
+  std::vector<worker*> sleepers_;  // guarded by sleep_mutex_
   alignas(k_cache_line) std::atomic<bool> shutdown_{false};
-  std::uint32_t fork_generation_ = 0;      // [P-FORK] the process generation that owns the threads
+  std::uint32_t fork_generation_ = 0;     // [P-FORK] the process generation that owns the threads
   std::atomic<std::uint32_t> parked_{0};  // workers inside futex_wait now (diagnostics)
-  std::mutex external_slot_;  // held by the external thread bound to slot 0
+  std::mutex external_slot_;              // held by the external thread bound to slot 0
   injector injector_;
 };
 

@@ -40,7 +40,8 @@ schedule schedule::parse(std::string_view text) {
     kind_text = trim(s.substr(0, comma));
     std::string_view c = trim(s.substr(comma + 1));
     auto [end, ec] = std::from_chars(c.data(), c.data() + c.size(), chunk);
-    if (ec != std::errc{} || end != c.data() + c.size() || chunk == 0) bad(text, "the chunk must be a positive integer");
+    if (ec != std::errc{} || end != c.data() + c.size() || chunk == 0)
+      bad(text, "the chunk must be a positive integer");
     has_chunk = true;
   }
   if (iequals(kind_text, "static")) return static_(chunk);

@@ -67,7 +67,7 @@ void pool_impl::fall_asleep(worker& w, bool (*wanted)(const void*), const void* 
     return;
   }
   w.parks_.store(w.parks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  parked_.fetch_add(1, std::memory_order_relaxed);  // diagnostics only (pool::num_parked)
+  parked_.fetch_add(1, std::memory_order_relaxed);           // diagnostics only (pool::num_parked)
   while (w.wake_flag_.load(std::memory_order_acquire) == 0)  // pairs with the waker's release store
     futex_wait(w.wake_flag_, 0);
   parked_.fetch_sub(1, std::memory_order_relaxed);
@@ -121,7 +121,7 @@ void pool_impl::notify_external_work() noexcept {
   if constexpr (FORKJOIN_TSAN) {
     s = idle_.fetch_add(0, std::memory_order_seq_cst);  // [P-POST PushFence+ReadSleepers] as one RMW under TSan
   } else {
-    seq_cst_fence();                             // [P-POST PushFence] pairs with [P-SLEEP SleepFence]
+    seq_cst_fence();                            // [P-POST PushFence] pairs with [P-SLEEP SleepFence]
     s = idle_.load(std::memory_order_relaxed);  // [P-POST ReadSleepers]
   }
   if (wants_wake(s)) wake_one();
@@ -136,8 +136,6 @@ void on_new_internal_work(worker& w) noexcept {
 
 void wake_worker(worker& w) noexcept { w.pool_->wake_specific(w); }
 
-void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept {
-  p.wake_specific(p.slot(waiter_index));
-}
+void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept { p.wake_specific(p.slot(waiter_index)); }
 
 }  // namespace forkjoin::detail

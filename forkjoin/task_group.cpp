@@ -38,9 +38,9 @@ namespace detail {
 namespace {
 
 constexpr std::size_t k_block_align = 64;
-constexpr std::size_t k_classes = 8;          // 64, 128, ..., 512 bytes
-constexpr std::size_t k_max_cached = 4096;    // blocks per class per thread (picked by hand:
-                                              // 10^4-child groups recycle without hoarding)
+constexpr std::size_t k_classes = 8;        // 64, 128, ..., 512 bytes
+constexpr std::size_t k_max_cached = 4096;  // blocks per class per thread (picked by hand:
+                                            // 10^4-child groups recycle without hoarding)
 struct free_block {
   free_block* next;
 };
@@ -52,7 +52,7 @@ struct block_cache {
     for (std::size_t c = 0; c < k_classes; ++c) {
       for (free_block* b = heads[c]; b != nullptr;) {
         free_block* next = b->next;
-        ::operator delete(b, std::align_val_t{k_block_align});
+        ::operator delete (b, std::align_val_t{k_block_align});
         b = next;
       }
       heads[c] = nullptr;
@@ -73,9 +73,9 @@ void* allocate_job(std::size_t size) {
       --t_cache.counts[cls];
       return b;
     }
-    return ::operator new((cls + 1) * k_block_align, std::align_val_t{k_block_align});
+    return ::operator new ((cls + 1) * k_block_align, std::align_val_t{k_block_align});
   }
-  return ::operator new(size, std::align_val_t{k_block_align});
+  return ::operator new (size, std::align_val_t{k_block_align});
 }
 
 void deallocate_job(void* p, std::size_t size) noexcept {
@@ -87,7 +87,7 @@ void deallocate_job(void* p, std::size_t size) noexcept {
     ++t_cache.counts[cls];
     return;
   }
-  ::operator delete(p, std::align_val_t{k_block_align});
+  ::operator delete (p, std::align_val_t{k_block_align});
 }
 
 }  // namespace detail

@@ -203,7 +203,8 @@ void pool_impl::help_until(worker& w, std::int32_t preferred, Done done, Announc
       stop_searching(w);
       return;
     }
-    fall_asleep(w, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
+    fall_asleep(
+        w, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
   }
 }
 

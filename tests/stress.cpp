@@ -46,12 +46,18 @@ struct injected_failure {
 
 fj::schedule random_schedule(std::mt19937_64& rng) {
   switch (rng() % 6) {
-    case 0: return fj::schedule::auto_();
-    case 1: return fj::schedule::auto_(1 + rng() % 64);
-    case 2: return fj::schedule::static_();
-    case 3: return fj::schedule::static_(1 + rng() % 16);
-    case 4: return fj::schedule::dynamic(1 + rng() % 16);
-    default: return fj::schedule::guided(1 + rng() % 8);
+    case 0:
+      return fj::schedule::auto_();
+    case 1:
+      return fj::schedule::auto_(1 + rng() % 64);
+    case 2:
+      return fj::schedule::static_();
+    case 3:
+      return fj::schedule::static_(1 + rng() % 16);
+    case 4:
+      return fj::schedule::dynamic(1 + rng() % 16);
+    default:
+      return fj::schedule::guided(1 + rng() % 8);
   }
 }
 
@@ -59,7 +65,8 @@ fj::schedule random_schedule(std::mt19937_64& rng) {
 // function run serially is the model. `throw_at` (>= 0) makes that leaf throw.
 long join_tree(std::uint64_t seed, int depth, long throw_at) {
   if (depth == 0 || seed % 7 == 0) {
-    if (throw_at >= 0 && static_cast<long>(seed % 1000) == throw_at) throw injected_failure{static_cast<int>(seed % 1000)};
+    if (throw_at >= 0 && static_cast<long>(seed % 1000) == throw_at)
+      throw injected_failure{static_cast<int>(seed % 1000)};
     return static_cast<long>(seed % 1000);
   }
   const std::uint64_t a = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -117,7 +124,8 @@ void scenario(fj::pool& p, std::mt19937_64& rng, std::uint64_t seed, int slot) {
         const int h = hits[i].load();
         // A throw cancels children not yet started: each child ran at most once, and
         // exactly once when nothing threw.
-        if (h > 1 || (throw_at >= n && h != 1)) fail("task group child " + std::to_string(i) + " ran " + std::to_string(h) + " times", seed);
+        if (h > 1 || (throw_at >= n && h != 1))
+          fail("task group child " + std::to_string(i) + " ran " + std::to_string(h) + " times", seed);
       }
       break;
     }
@@ -127,9 +135,15 @@ void scenario(fj::pool& p, std::mt19937_64& rng, std::uint64_t seed, int slot) {
       const fj::schedule so = random_schedule(rng), si = random_schedule(rng);
       std::vector<std::atomic<int>> hits(static_cast<std::size_t>(outer * inner));
       p.run([&] {
-        fj::parallel_for(0, outer, [&](int i) {
-          fj::parallel_for(0, inner, [&](int j) { hits[static_cast<std::size_t>(i * inner + j)].fetch_add(1, std::memory_order_relaxed); }, si);
-        }, so);
+        fj::parallel_for(
+            0, outer,
+            [&](int i) {
+              fj::parallel_for(
+                  0, inner,
+                  [&](int j) { hits[static_cast<std::size_t>(i * inner + j)].fetch_add(1, std::memory_order_relaxed); },
+                  si);
+            },
+            so);
       });
       for (auto& h : hits)
         if (h.load() != 1) fail("nested loop index visited " + std::to_string(h.load()) + " times", seed);
@@ -155,7 +169,14 @@ void scenario(fj::pool& p, std::mt19937_64& rng, std::uint64_t seed, int slot) {
       const int at = static_cast<int>(rng() % static_cast<unsigned>(n));
       const fj::schedule s = random_schedule(rng);
       try {
-        p.run([&] { fj::parallel_for(0, n, [&](int i) { if (i == at) throw injected_failure{i}; }, s); });
+        p.run([&] {
+          fj::parallel_for(
+              0, n,
+              [&](int i) {
+                if (i == at) throw injected_failure{i};
+              },
+              s);
+        });
         fail("loop exception lost", seed);
       } catch (const injected_failure& e) {
         if (e.code != at) fail("loop rethrew the wrong exception", seed);
@@ -184,7 +205,8 @@ void watchdog(std::atomic<bool>& stop, int limit_s, std::uint64_t seed) {
                    static_cast<unsigned long long>(seed));
       if (fj::pool* p = g_current_pool.load()) {
         const auto st = p->statistics();
-        std::fprintf(stderr, "  pool: %zu threads, %zu sleeping, steals %llu, attempts %llu, lost races %llu, parks %llu\n",
+        std::fprintf(stderr,
+                     "  pool: %zu threads, %zu sleeping, steals %llu, attempts %llu, lost races %llu, parks %llu\n",
                      p->num_threads(), p->num_sleeping(), static_cast<unsigned long long>(st.steals),
                      static_cast<unsigned long long>(st.steal_attempts), static_cast<unsigned long long>(st.lost_races),
                      static_cast<unsigned long long>(st.parks));
@@ -205,9 +227,12 @@ int main(int argc, char** argv) {
   std::uint64_t seed = std::random_device{}();
   int watchdog_s = 60;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--seconds")) seconds = std::atof(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--watchdog")) watchdog_s = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--seconds"))
+      seconds = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--watchdog"))
+      watchdog_s = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: %s [--seconds S] [--seed N] [--watchdog W]\n", argv[0]);
       return 2;

@@ -58,7 +58,9 @@ inline std::int64_t scaled(std::int64_t n, std::int64_t sanitizer_n) {
   return static_cast<std::int64_t>(static_cast<double>(under_sanitizer() ? sanitizer_n : n) * stress_scale());
 }
 
-inline std::uint64_t serial_fib(int n) { return n < 2 ? static_cast<std::uint64_t>(n) : serial_fib(n - 1) + serial_fib(n - 2); }
+inline std::uint64_t serial_fib(int n) {
+  return n < 2 ? static_cast<std::uint64_t>(n) : serial_fib(n - 1) + serial_fib(n - 2);
+}
 
 }  // namespace forkjoin::test
 
@@ -77,10 +79,13 @@ inline void run_on_big_stack(const std::function<void()>& fn, std::size_t bytes)
   pthread_attr_setstacksize(&attr, bytes);
   pthread_t t;
   auto* arg = const_cast<std::function<void()>*>(&fn);
-  int rc = pthread_create(&t, &attr, [](void* a) -> void* {
-    (*static_cast<std::function<void()>*>(a))();
-    return nullptr;
-  }, arg);
+  int rc = pthread_create(
+      &t, &attr,
+      [](void* a) -> void* {
+        (*static_cast<std::function<void()>*>(a))();
+        return nullptr;
+      },
+      arg);
   pthread_attr_destroy(&attr);
   if (rc != 0) throw std::runtime_error("pthread_create failed");
   pthread_join(t, nullptr);

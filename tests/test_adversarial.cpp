@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <stdexcept>
@@ -80,18 +80,22 @@ TEST(Adversarial, ForkWithLivePools) {
   fj::pool before(3);
   ASSERT_EQ(before.run([] { return fib(20); }), 6765);
   ASSERT_EQ(fj::default_pool().run([] { return fib(20); }), 6765);
-  const int code = run_in_child([&] {
-    if (fj::default_pool().run([] { return fib(22); }) != 17711) return 1;
-    if (fj::parallel_reduce(0, 1000, 0L, [](int i) { return static_cast<long>(i); }, std::plus<>()) != 499500) return 2;
-    fj::pool fresh(3);
-    if (fresh.run([] { return fib(20); }) != 6765) return 3;
-    try {
-      before.run([] { return 0; });
-      return 4;
-    } catch (const std::logic_error&) {
-    }
-    return 0;  // `before`'s destructor runs in the parent only; the child's copy is skipped by _exit
-  }, 30s);
+  const int code = run_in_child(
+      [&] {
+        if (fj::default_pool().run([] { return fib(22); }) != 17711) return 1;
+        if (fj::parallel_reduce(
+                0, 1000, 0L, [](int i) { return static_cast<long>(i); }, std::plus<>()) != 499500)
+          return 2;
+        fj::pool fresh(3);
+        if (fresh.run([] { return fib(20); }) != 6765) return 3;
+        try {
+          before.run([] { return 0; });
+          return 4;
+        } catch (const std::logic_error&) {
+        }
+        return 0;  // `before`'s destructor runs in the parent only; the child's copy is skipped by _exit
+      },
+      30s);
   EXPECT_EQ(code, 0);
   EXPECT_EQ(before.run([] { return fib(20); }), 6765);  // the parent is unaffected
 }
@@ -101,18 +105,20 @@ TEST(Adversarial, ForkWithLivePools) {
 TEST(Adversarial, ThreadCreationFailureThrowsAndLeaksNothing) {
   if (fj::test::under_tsan()) GTEST_SKIP() << "fork() of a multi-threaded process under TSan";
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to an unprivileged user (root ignores RLIMIT_NPROC)";
-  const int code = run_in_child([] {
-    if (setgid(65534) != 0 || setuid(65534) != 0) return 10;  // nobody: RLIMIT_NPROC now applies
-    const rlimit lim{4, 4};
-    if (setrlimit(RLIMIT_NPROC, &lim) != 0) return 11;
-    const int threads_before = count_threads();
-    try {
-      fj::pool p(64);
-      return 12;  // 64 threads under a limit of 4 processes cannot all start
-    } catch (const std::system_error&) {
-    }
-    return count_threads() == threads_before ? 0 : 13;
-  }, 30s);
+  const int code = run_in_child(
+      [] {
+        if (setgid(65534) != 0 || setuid(65534) != 0) return 10;  // nobody: RLIMIT_NPROC now applies
+        const rlimit lim{4, 4};
+        if (setrlimit(RLIMIT_NPROC, &lim) != 0) return 11;
+        const int threads_before = count_threads();
+        try {
+          fj::pool p(64);
+          return 12;  // 64 threads under a limit of 4 processes cannot all start
+        } catch (const std::system_error&) {
+        }
+        return count_threads() == threads_before ? 0 : 13;
+      },
+      30s);
   EXPECT_EQ(code, 0);
 }
 
@@ -168,7 +174,8 @@ TEST(Adversarial, SixtyFourExternalSubmitters) {
   for (int t = 0; t < 64; ++t)
     threads.emplace_back([&, t] {
       for (int r = 0; r < 5; ++r)
-        if (static_cast<std::uint64_t>(p.run([t] { return fib(12 + t % 4); })) == fj::test::serial_fib(12 + t % 4)) ok.fetch_add(1);
+        if (static_cast<std::uint64_t>(p.run([t] { return fib(12 + t % 4); })) == fj::test::serial_fib(12 + t % 4))
+          ok.fetch_add(1);
     });
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok.load(), 64 * 5);
@@ -207,7 +214,10 @@ TEST(Adversarial, SixteenWorkersPinnedToOneCpu) {
     const auto t0 = std::chrono::steady_clock::now();
     EXPECT_EQ(p.run([] { return fib(24); }), 46368);
     std::vector<int> hits(100000, 0);
-    p.run([&] { fj::parallel_for(0, 100000, [&](int i) { hits[static_cast<std::size_t>(i)]++; }, fj::schedule::dynamic(7)); });
+    p.run([&] {
+      fj::parallel_for(
+          0, 100000, [&](int i) { hits[static_cast<std::size_t>(i)]++; }, fj::schedule::dynamic(7));
+    });
     EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 100000);
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s);
   }
@@ -218,7 +228,8 @@ namespace {
 struct uses_forkjoin_on_destruction {
   std::atomic<long>* out;
   ~uses_forkjoin_on_destruction() {
-    *out = fj::parallel_reduce(0, 10000, 0L, [](int i) { return static_cast<long>(i); }, std::plus<>());
+    *out = fj::parallel_reduce(
+        0, 10000, 0L, [](int i) { return static_cast<long>(i); }, std::plus<>());
   }
 };
 }  // namespace
@@ -257,7 +268,9 @@ TEST(Adversarial, NonStdExceptionRethrownExactlyFromJoinAndLoops) {
     EXPECT_EQ(v, 42);
   }
   try {
-    fj::parallel_for(0, 1000, [](int i) { if (i == 500) throw 42; });
+    fj::parallel_for(0, 1000, [](int i) {
+      if (i == 500) throw 42;
+    });
     FAIL() << "nothing thrown";
   } catch (int v) {
     EXPECT_EQ(v, 42);

@@ -101,8 +101,10 @@ TEST_P(DequeExactlyOnce, EveryItemDeliveredOnce) {
       auto& out = stolen[static_cast<std::size_t>(t)];
       while (true) {
         auto r = d.steal();
-        if (r.result == steal_result::success) out.push_back(*r.value);
-        else if (r.result == steal_result::empty && done.load(std::memory_order_acquire)) break;
+        if (r.result == steal_result::success)
+          out.push_back(*r.value);
+        else if (r.result == steal_result::empty && done.load(std::memory_order_acquire))
+          break;
       }
     });
   std::vector<std::int64_t> popped;
@@ -111,7 +113,8 @@ TEST_P(DequeExactlyOnce, EveryItemDeliveredOnce) {
   while (next < n) {
     if (rng() % 3 != 0) {
       // Alternate between the classic push and private pushes published in bursts.
-      if (rng() % 2 == 0) d.push(&items[next++]);
+      if (rng() % 2 == 0)
+        d.push(&items[next++]);
       else {
         d.push_private(&items[next++]);
         if (rng() % 4 == 0) d.publish();

@@ -135,7 +135,15 @@ TEST(ParallelInvoke, RunsEveryCallableOnce) {
 TEST(ParallelInvoke, LeftmostExceptionWins) {
   std::atomic<int> ran{0};
   try {
-    fj::parallel_invoke([&] { ++ran; }, [&] { ++ran; throw 2; }, [&] { ++ran; throw 3; });
+    fj::parallel_invoke([&] { ++ran; },
+                        [&] {
+                          ++ran;
+                          throw 2;
+                        },
+                        [&] {
+                          ++ran;
+                          throw 3;
+                        });
     FAIL();
   } catch (int v) {
     EXPECT_EQ(v, 2);

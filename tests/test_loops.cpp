@@ -7,8 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -24,10 +24,17 @@ namespace fj = forkjoin;
 
 namespace {
 std::vector<fj::schedule> all_schedules() {
-  return {fj::schedule::auto_(),    fj::schedule::auto_(7),    fj::schedule::static_(),
-          fj::schedule::static_(1), fj::schedule::static_(5),  fj::schedule::dynamic(),
-          fj::schedule::dynamic(64), fj::schedule::guided(),   fj::schedule::guided(9),
-          fj::schedule::auto_().num_threads(2), fj::schedule::dynamic(3).parallel_if(false)};
+  return {fj::schedule::auto_(),
+          fj::schedule::auto_(7),
+          fj::schedule::static_(),
+          fj::schedule::static_(1),
+          fj::schedule::static_(5),
+          fj::schedule::dynamic(),
+          fj::schedule::dynamic(64),
+          fj::schedule::guided(),
+          fj::schedule::guided(9),
+          fj::schedule::auto_().num_threads(2),
+          fj::schedule::dynamic(3).parallel_if(false)};
 }
 
 template <class I>
@@ -35,10 +42,13 @@ void check_exactly_once(I first, std::size_t n, const fj::schedule& s) {
   std::vector<std::atomic<int>> hits(n);
   const I last = static_cast<I>(static_cast<std::make_unsigned_t<I>>(first) + n);
   using U = std::make_unsigned_t<I>;
-  fj::parallel_for(first, last, [&](I i) {
-    // Cast back to U: the subtraction promotes small types to int.
-    hits[static_cast<std::size_t>(static_cast<U>(static_cast<U>(i) - static_cast<U>(first)))]++;
-  }, s);
+  fj::parallel_for(
+      first, last,
+      [&](I i) {
+        // Cast back to U: the subtraction promotes small types to int.
+        hits[static_cast<std::size_t>(static_cast<U>(static_cast<U>(i) - static_cast<U>(first)))]++;
+      },
+      s);
   for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(hits[k].load(), 1) << "offset " << k << " of " << n;
 }
 
@@ -46,7 +56,8 @@ template <class I>
 void check_type(fj::pool& p) {
   const std::size_t P = p.num_threads();
   for (const auto& s : all_schedules())
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, P - 1, P, P + 1, std::size_t{64}, std::size_t{100003}}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, P - 1, P, P + 1,
+                          std::size_t{64}, std::size_t{100003}}) {
       if (n > static_cast<std::size_t>(std::numeric_limits<I>::max()) - 1) continue;
       p.run([&] {
         check_exactly_once<I>(I{0}, n, s);
@@ -80,10 +91,12 @@ TEST(ParallelFor, WholeRangeOfSmallTypes) {
   fj::pool p(3);
   for (const auto& s : all_schedules()) {
     std::atomic<long> count{0};
-    fj::parallel_for(std::int8_t{INT8_MIN}, std::int8_t{INT8_MAX}, [&](std::int8_t) { ++count; }, s);
+    fj::parallel_for(
+        std::int8_t{INT8_MIN}, std::int8_t{INT8_MAX}, [&](std::int8_t) { ++count; }, s);
     EXPECT_EQ(count.load(), 255);
     count = 0;
-    fj::parallel_for(std::int16_t{INT16_MIN}, std::int16_t{INT16_MAX}, [&](std::int16_t) { ++count; }, s);
+    fj::parallel_for(
+        std::int16_t{INT16_MIN}, std::int16_t{INT16_MAX}, [&](std::int16_t) { ++count; }, s);
     EXPECT_EQ(count.load(), 65535);
   }
 }
@@ -95,10 +108,13 @@ TEST(ParallelFor, IntMinToIntMaxChunksAreDisjointAndCover) {
     std::mutex m;
     std::vector<std::pair<long long, long long>> chunks;
     p.run([&] {
-      fj::parallel_for(INT_MIN, INT_MAX, [&](int b, int e) {
-        std::lock_guard<std::mutex> l(m);
-        chunks.emplace_back(b, e);
-      }, s);
+      fj::parallel_for(
+          INT_MIN, INT_MAX,
+          [&](int b, int e) {
+            std::lock_guard<std::mutex> l(m);
+            chunks.emplace_back(b, e);
+          },
+          s);
     });
     std::sort(chunks.begin(), chunks.end());
     ASSERT_FALSE(chunks.empty());
@@ -116,15 +132,18 @@ TEST(ParallelFor, IntMinToIntMaxChunksAreDisjointAndCover) {
 TEST(ParallelFor, Int64Limits) {
   std::atomic<int> count{0};
   fj::parallel_for(INT64_MAX - 10, INT64_MAX, [&](std::int64_t) { ++count; });
-  fj::parallel_for(INT64_MIN, INT64_MIN + 10, [&](std::int64_t) { ++count; }, fj::schedule::dynamic());
-  fj::parallel_for(UINT64_MAX - 10, UINT64_MAX, [&](std::uint64_t) { ++count; }, fj::schedule::guided());
+  fj::parallel_for(
+      INT64_MIN, INT64_MIN + 10, [&](std::int64_t) { ++count; }, fj::schedule::dynamic());
+  fj::parallel_for(
+      UINT64_MAX - 10, UINT64_MAX, [&](std::uint64_t) { ++count; }, fj::schedule::guided());
   EXPECT_EQ(count.load(), 30);
 }
 
 TEST(ParallelFor, EmptyAndReversedRangesCallNothing) {
   int calls = 0;
   fj::parallel_for(5, 5, [&](int) { ++calls; });
-  fj::parallel_for(10, 3, [&](int) { ++calls; }, fj::schedule::dynamic());
+  fj::parallel_for(
+      10, 3, [&](int) { ++calls; }, fj::schedule::dynamic());
   fj::parallel_for(10u, 3u, [&](unsigned, unsigned) { ++calls; });
   EXPECT_EQ(calls, 0);
 }
@@ -143,10 +162,13 @@ TEST(ParallelFor, StaticMatchesOpenMPBlocks) {
       std::mutex m;
       std::vector<std::pair<long, long>> blocks;
       p.run([&] {
-        fj::parallel_for(0L, n, [&](long b, long e) {
-          std::lock_guard<std::mutex> l(m);
-          blocks.emplace_back(b, e);
-        }, fj::schedule::static_());
+        fj::parallel_for(
+            0L, n,
+            [&](long b, long e) {
+              std::lock_guard<std::mutex> l(m);
+              blocks.emplace_back(b, e);
+            },
+            fj::schedule::static_());
       });
       std::sort(blocks.begin(), blocks.end());
       const long t = static_cast<long>(std::min<std::size_t>(T, static_cast<std::size_t>(n)));
@@ -170,18 +192,21 @@ TEST(ParallelFor, StaticBlockTRunsOnWorkerT) {
     std::atomic<std::size_t> started{0};
     bool all_started = true;
     p.run([&] {
-      fj::parallel_for(0L, n, [&](long b, long e) {
-        started.fetch_add(1);
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (started.load() < T) {
-          if (std::chrono::steady_clock::now() > deadline) {
-            all_started = false;
-            break;
-          }
-          std::this_thread::yield();
-        }
-        for (long i = b; i < e; ++i) owner[static_cast<std::size_t>(i)] = fj::this_worker_index();
-      }, fj::schedule::static_());
+      fj::parallel_for(
+          0L, n,
+          [&](long b, long e) {
+            started.fetch_add(1);
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (started.load() < T) {
+              if (std::chrono::steady_clock::now() > deadline) {
+                all_started = false;
+                break;
+              }
+              std::this_thread::yield();
+            }
+            for (long i = b; i < e; ++i) owner[static_cast<std::size_t>(i)] = fj::this_worker_index();
+          },
+          fj::schedule::static_());
     });
     ASSERT_TRUE(all_started) << "T=" << T;
     const long q = n / static_cast<long>(T), r = n % static_cast<long>(T);
@@ -193,7 +218,8 @@ TEST(ParallelFor, StaticBlockTRunsOnWorkerT) {
 
 TEST(ParallelFor, ForEachVisitsEveryElement) {
   std::vector<int> v(10007, 3);
-  fj::parallel_for_each(v.begin(), v.end(), [](int& x) { x *= 2; }, fj::schedule::guided(4));
+  fj::parallel_for_each(
+      v.begin(), v.end(), [](int& x) { x *= 2; }, fj::schedule::guided(4));
   EXPECT_EQ(std::count(v.begin(), v.end(), 6), 10007);
 }
 
@@ -202,11 +228,15 @@ TEST(ParallelFor, BodyExceptionRethrownOnce) {
   for (const auto& s : all_schedules()) {
     std::atomic<int> ran{0};
     EXPECT_THROW(p.run([&] {
-      fj::parallel_for(0, 100000, [&](int i) {
-        ++ran;
-        if (i == 777) throw std::runtime_error("body");
-      }, s);
-    }), std::runtime_error);
+      fj::parallel_for(
+          0, 100000,
+          [&](int i) {
+            ++ran;
+            if (i == 777) throw std::runtime_error("body");
+          },
+          s);
+    }),
+                 std::runtime_error);
     EXPECT_LE(ran.load(), 100000);
   }
 }
@@ -216,7 +246,8 @@ TEST(ParallelFor, NestedLoopsSum) {
   std::atomic<long> sum{0};
   p.run([&] {
     fj::parallel_for(0, 1000, [&](int i) {
-      long local = fj::parallel_reduce(0, 1000, 0L, [i](int j) { return long(i) * 1000 + j; }, std::plus<>{});
+      long local = fj::parallel_reduce(
+          0, 1000, 0L, [i](int j) { return long(i) * 1000 + j; }, std::plus<>{});
       sum += local;
     });
   });
@@ -228,7 +259,11 @@ TEST(ParallelReduce, EqualsSerialForEverySchedule) {
   for (const auto& s : all_schedules())
     for (long n : {0L, 1L, 2L, 3L, 64L, 100003L}) {
       long expect = n * (n - 1) / 2;
-      EXPECT_EQ(p.run([&] { return fj::parallel_reduce(0L, n, 0L, [](long i) { return i; }, std::plus<>{}, s); }), expect);
+      EXPECT_EQ(p.run([&] {
+        return fj::parallel_reduce(
+            0L, n, 0L, [](long i) { return i; }, std::plus<>{}, s);
+      }),
+                expect);
       auto chunked = [](long b, long e, long acc) {
         for (long i = b; i < e; ++i) acc += i;
         return acc;
@@ -243,8 +278,9 @@ TEST(ParallelReduce, KeepsOrderForNonCommutativeCombine) {
   for (int i = 0; i < 2000; ++i) expect += static_cast<char>('a' + i % 26);
   for (const auto& s : all_schedules()) {
     std::string got = p.run([&] {
-      return fj::parallel_reduce(0, 2000, std::string(), [](int i) { return std::string(1, static_cast<char>('a' + i % 26)); },
-                                 [](std::string a, const std::string& b) { return a + b; }, s);
+      return fj::parallel_reduce(
+          0, 2000, std::string(), [](int i) { return std::string(1, static_cast<char>('a' + i % 26)); },
+          [](std::string a, const std::string& b) { return a + b; }, s);
     });
     EXPECT_EQ(got, expect);
   }
@@ -253,11 +289,14 @@ TEST(ParallelReduce, KeepsOrderForNonCommutativeCombine) {
 TEST(ParallelReduce, CombineExceptionRethrown) {
   fj::pool p(2);
   EXPECT_THROW(p.run([] {
-    return fj::parallel_reduce(0, 10000, 0, [](int) { return 1; }, [](int a, int b) -> int {
-      if (a + b > 5000) throw std::overflow_error("combine");
-      return a + b;
-    });
-  }), std::overflow_error);
+    return fj::parallel_reduce(
+        0, 10000, 0, [](int) { return 1; },
+        [](int a, int b) -> int {
+          if (a + b > 5000) throw std::overflow_error("combine");
+          return a + b;
+        });
+  }),
+               std::overflow_error);
 }
 
 TEST(ParallelDeterministicReduce, BitwiseIdenticalAcrossThreadCounts) {
@@ -268,7 +307,8 @@ TEST(ParallelDeterministicReduce, BitwiseIdenticalAcrossThreadCounts) {
     fj::pool p(T);
     for (int rep = 0; rep < 3; ++rep)
       results.push_back(p.run([&] {
-        return fj::parallel_deterministic_reduce(std::size_t{0}, x.size(), 0.0, [&](std::size_t i) { return x[i]; }, std::plus<>{}, 100);
+        return fj::parallel_deterministic_reduce(
+            std::size_t{0}, x.size(), 0.0, [&](std::size_t i) { return x[i]; }, std::plus<>{}, 100);
       }));
   }
   for (double r : results) EXPECT_EQ(std::memcmp(&r, &results[0], sizeof r), 0);

@@ -109,12 +109,21 @@ TEST(Pool, ThousandCreateDestroyCycles) {
 
 TEST(Pool, EnvironmentSetsDefaultSize) {
   ::setenv("FORKJOIN_NUM_THREADS", "3", 1);
-  { fj::pool p; EXPECT_EQ(p.num_threads(), 3u); }
+  {
+    fj::pool p;
+    EXPECT_EQ(p.num_threads(), 3u);
+  }
   ::unsetenv("FORKJOIN_NUM_THREADS");
   ::setenv("OMP_NUM_THREADS", "5,2", 1);
-  { fj::pool p; EXPECT_EQ(p.num_threads(), 5u); }
+  {
+    fj::pool p;
+    EXPECT_EQ(p.num_threads(), 5u);
+  }
   ::setenv("FORKJOIN_NUM_THREADS", "2", 1);  // forkjoin's own variable wins
-  { fj::pool p; EXPECT_EQ(p.num_threads(), 2u); }
+  {
+    fj::pool p;
+    EXPECT_EQ(p.num_threads(), 2u);
+  }
   ::setenv("FORKJOIN_NUM_THREADS", "lots", 1);
   EXPECT_THROW(fj::pool p, std::invalid_argument);
   ::setenv("FORKJOIN_NUM_THREADS", "0", 1);

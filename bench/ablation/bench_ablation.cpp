@@ -39,9 +39,13 @@ struct forkjoin_runtime {
     pool = std::make_unique<forkjoin::pool>(o);
   }
   template <class F>
-  auto run(F f) { return pool->run(f); }
+  auto run(F f) {
+    return pool->run(f);
+  }
   template <class F, class G>
-  auto join(F&& f, G&& g) { return forkjoin::join(f, g); }
+  auto join(F&& f, G&& g) {
+    return forkjoin::join(f, g);
+  }
   double attempts() const { return static_cast<double>(pool->statistics().steal_attempts); }
   double conflict_rate() const {
     const auto s = pool->statistics();
@@ -54,9 +58,13 @@ template <ab::layout L>
 struct locked_runtime {
   explicit locked_runtime(int threads) : pool(std::make_unique<ab::locked_pool<L>>(threads)) {}
   template <class F>
-  auto run(F f) { return pool->run(f); }
+  auto run(F f) {
+    return pool->run(f);
+  }
   template <class F, class G>
-  auto join(F&& f, G&& g) { return pool->join(f, g); }
+  auto join(F&& f, G&& g) {
+    return pool->join(f, g);
+  }
   double attempts() const { return static_cast<double>(pool->stats.attempts.load()); }
   double conflict_rate() const {
     const auto a = pool->stats.attempts.load();
@@ -110,21 +118,26 @@ long queens_joins(const board& b, int row, int n, int c0, int c1) {
 double cpu_seconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 template <class R>
 void run_workload(benchmark::State& st, R& rt, bool is_fib) {
   long result = 0;
-  for (auto _ : st) result = is_fib ? rt.run([&] { return fib(rt, k_fib_n); }) : rt.run([&] { return queens(rt, board{}, 0, k_queens_n, 0, k_queens_n); });
+  for (auto _ : st)
+    result = is_fib ? rt.run([&] { return fib(rt, k_fib_n); })
+                    : rt.run([&] { return queens(rt, board{}, 0, k_queens_n, 0, k_queens_n); });
   const long expect = is_fib ? 832040 : 2680;
   if (result != expect) {
     g_failed = true;
     st.SkipWithError("wrong answer");
     return;
   }
-  const double joins = static_cast<double>(is_fib ? fib_joins(k_fib_n) : queens_joins(board{}, 0, k_queens_n, 0, k_queens_n));
-  st.counters["tasks_per_s"] = benchmark::Counter(joins * static_cast<double>(st.iterations()), benchmark::Counter::kIsRate);
+  const double joins =
+      static_cast<double>(is_fib ? fib_joins(k_fib_n) : queens_joins(board{}, 0, k_queens_n, 0, k_queens_n));
+  st.counters["tasks_per_s"] =
+      benchmark::Counter(joins * static_cast<double>(st.iterations()), benchmark::Counter::kIsRate);
   st.counters["conflict_rate"] = rt.conflict_rate();
   st.counters["steal_attempts_per_run"] = rt.attempts() / static_cast<double>(st.iterations());
   const double c0 = cpu_seconds();
@@ -136,7 +149,8 @@ void run_workload(benchmark::State& st, R& rt, bool is_fib) {
 
 int main(int argc, char** argv) {
   std::vector<int> threads;
-  for (unsigned t = 1; t <= std::max(1u, std::thread::hardware_concurrency()); t *= 2) threads.push_back(static_cast<int>(t));
+  for (unsigned t = 1; t <= std::max(1u, std::thread::hardware_concurrency()); t *= 2)
+    threads.push_back(static_cast<int>(t));
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--threads=", 10)) {
@@ -157,11 +171,15 @@ int main(int argc, char** argv) {
       const std::string w = std::string(is_fib ? "fib30" : "nqueens11") + "/";
       const std::string suffix = "/threads:" + std::to_string(t);
       auto reg = [&](const char* variant, auto make) {
-        benchmark::RegisterBenchmark((w + variant + suffix).c_str(), [make, is_fib](benchmark::State& st) {
-          auto rt = make();
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
-          run_workload(st, *rt, is_fib);
-        })->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+        benchmark::RegisterBenchmark((w + variant + suffix).c_str(),
+                                     [make, is_fib](benchmark::State& st) {
+                                       auto rt = make();
+                                       std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                                       run_workload(st, *rt, is_fib);
+                                     })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->Iterations(3);
       };
       reg("a_global_mutex_queue", [t] { return std::make_unique<locked_runtime<ab::layout::global>>(t); });
       reg("b_per_worker_mutex_deques", [t] { return std::make_unique<locked_runtime<ab::layout::per_worker>>(t); });

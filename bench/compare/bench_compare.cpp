@@ -42,7 +42,8 @@ inputs g_in;
 
 void build_inputs() {
   g_in.reduce.resize(g_size.reduce_n);
-  for (std::size_t i = 0; i < g_size.reduce_n; ++i) g_in.reduce[i] = static_cast<double>(i % 1024);  // integer sums: exact in any order
+  for (std::size_t i = 0; i < g_size.reduce_n; ++i)
+    g_in.reduce[i] = static_cast<double>(i % 1024);  // integer sums: exact in any order
   g_in.reduce_expected = static_cast<double>(g_size.reduce_n / 1024) * (1023.0 * 1024.0 / 2.0) +
                          static_cast<double>((g_size.reduce_n % 1024) * (g_size.reduce_n % 1024 - 1) / 2);
   g_in.imbalanced.n = g_size.imbalanced_n;
@@ -71,54 +72,65 @@ void fail(benchmark::State& state, const std::string& what) {
 double process_cpu_seconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 using body = std::function<void(benchmark::State&, const fb::implementation&)>;
 
 struct workload {
   const char* name;
-  bool available;                                   // at these sizes
-  bool (*applies)(const fb::implementation&);      // the implementation has this workload
+  bool available;                              // at these sizes
+  bool (*applies)(const fb::implementation&);  // the implementation has this workload
   body run;
-  int iterations;                                  // 0: let Google Benchmark choose
+  int iterations;  // 0: let Google Benchmark choose
   bool manual_time;
 };
 
 template <class T>
 void check_equal(benchmark::State& state, T got, T expect, const char* what) {
-  if (got != expect) fail(state, std::string(what) + ": wrong answer " + std::to_string(got) + ", expected " + std::to_string(expect));
+  if (got != expect)
+    fail(state, std::string(what) + ": wrong answer " + std::to_string(got) + ", expected " + std::to_string(expect));
 }
 
 // A workload whose answer is one value: run it once per iteration, check the last answer.
 template <class Compute, class R>
 workload answer_workload(const char* name, bool available, bool (*applies)(const fb::implementation&), Compute compute,
                          R expected) {
-  return {name, available, applies,
+  return {name,
+          available,
+          applies,
           [name, compute, expected](benchmark::State& st, const fb::implementation& i) {
             R r{};
             for (auto _ : st) r = compute(i);
             check_equal(st, r, expected, name);
           },
-          1, false};
+          1,
+          false};
 }
 
 std::vector<workload> workloads() {
   const fb::sizes s = g_size;
   std::vector<workload> w;
   using impl = fb::implementation;
-  w.push_back(answer_workload("fib", true, [](const impl& i) { return i.fib != nullptr; },
-                              [s](const impl& i) { return i.fib(s.fib_n); }, fb::fib_expected(s.fib_n)));
-  w.push_back(answer_workload("skynet", true, [](const impl& i) { return i.skynet != nullptr; },
-                              [s](const impl& i) { return i.skynet(s.skynet_depth); }, fb::skynet_expected(s.skynet_depth)));
-  w.push_back(answer_workload("nqueens", true, [](const impl& i) { return i.nqueens != nullptr; },
-                              [s](const impl& i) { return i.nqueens(s.nqueens_n); }, fb::nqueens_expected(s.nqueens_n)));
-  w.push_back(answer_workload("nqueens14", s.nqueens_big_n != 0, [](const impl& i) { return i.nqueens != nullptr; },
-                              [s](const impl& i) { return i.nqueens(s.nqueens_big_n); }, fb::nqueens_expected(s.nqueens_big_n)));
-  w.push_back(answer_workload("uts_t1", s.uts, [](const impl& i) { return i.uts != nullptr; },
-                              [](const impl& i) { return i.uts(); }, fb::uts::k_t1_nodes));
+  w.push_back(answer_workload(
+      "fib", true, [](const impl& i) { return i.fib != nullptr; }, [s](const impl& i) { return i.fib(s.fib_n); },
+      fb::fib_expected(s.fib_n)));
+  w.push_back(answer_workload(
+      "skynet", true, [](const impl& i) { return i.skynet != nullptr; },
+      [s](const impl& i) { return i.skynet(s.skynet_depth); }, fb::skynet_expected(s.skynet_depth)));
+  w.push_back(answer_workload(
+      "nqueens", true, [](const impl& i) { return i.nqueens != nullptr; },
+      [s](const impl& i) { return i.nqueens(s.nqueens_n); }, fb::nqueens_expected(s.nqueens_n)));
+  w.push_back(answer_workload(
+      "nqueens14", s.nqueens_big_n != 0, [](const impl& i) { return i.nqueens != nullptr; },
+      [s](const impl& i) { return i.nqueens(s.nqueens_big_n); }, fb::nqueens_expected(s.nqueens_big_n)));
+  w.push_back(answer_workload(
+      "uts_t1", s.uts, [](const impl& i) { return i.uts != nullptr; }, [](const impl& i) { return i.uts(); },
+      fb::uts::k_t1_nodes));
   for (int n : {1000, 100000}) {
-    w.push_back({n == 1000 ? "loop_1k" : "loop_100k", true, [](const fb::implementation& i) { return i.loop != nullptr; },
+    w.push_back({n == 1000 ? "loop_1k" : "loop_100k", true,
+                 [](const fb::implementation& i) { return i.loop != nullptr; },
                  [n](benchmark::State& st, const fb::implementation& i) {
                    std::vector<int> a(static_cast<std::size_t>(n), 0);
                    int calls = 0;
@@ -127,21 +139,26 @@ std::vector<workload> workloads() {
                      ++calls;
                    }
                    for (int x : a)
-                     if (x != calls) return fail(st, "loop: an element was updated " + std::to_string(x) + " times, expected " + std::to_string(calls));
-                 }, 0, false});
+                     if (x != calls)
+                       return fail(st, "loop: an element was updated " + std::to_string(x) + " times, expected " +
+                                           std::to_string(calls));
+                 },
+                 0, false});
   }
   w.push_back({"imbalanced", true, [](const fb::implementation& i) { return i.imbalanced != nullptr; },
                [](benchmark::State& st, const fb::implementation& i) {
                  std::vector<double> out(g_in.imbalanced.expected.size());
                  for (auto _ : st) i.imbalanced(out.data(), g_in.imbalanced.n);
                  if (out != g_in.imbalanced.expected) fail(st, "imbalanced: wrong results");
-               }, 3, false});
+               },
+               3, false});
   w.push_back({"reduce", true, [](const fb::implementation& i) { return i.reduce != nullptr; },
                [](benchmark::State& st, const fb::implementation& i) {
                  double r = 0;
                  for (auto _ : st) r = i.reduce(g_in.reduce.data(), g_in.reduce.size());
                  check_equal(st, r, g_in.reduce_expected, "reduce");
-               }, 5, false});
+               },
+               5, false});
   w.push_back({"matmul", true, [](const fb::implementation& i) { return i.matmul != nullptr; },
                [s](benchmark::State& st, const fb::implementation& i) {
                  const auto n = static_cast<std::size_t>(s.matmul_n);
@@ -159,7 +176,8 @@ std::vector<workload> workloads() {
                    for (std::size_t q = 0; q < n; ++q) e += g_in.ma[r * n + q] * g_in.mb[q * n + col];
                    if (c[r * n + col] != e) return fail(st, "matmul: wrong entry");
                  }
-               }, 1, false});
+               },
+               1, false});
   w.push_back({"sort", true, [](const fb::implementation& i) { return i.sort != nullptr; },
                [](benchmark::State& st, const fb::implementation& i) {
                  std::vector<int> v;
@@ -170,10 +188,12 @@ std::vector<workload> workloads() {
                    i.sort(v.data(), v.size());
                  }
                  if (v != g_in.sort_expected) fail(st, "sort: wrong order");
-               }, 1, false});
+               },
+               1, false});
   // Idle behaviour (manual time): CPU burned by the whole process in the 500 ms after a
   // burst, and the latency of a 1,000-element loop after 20 ms of idleness.
-  w.push_back({"idle_cpu_500ms", true, [](const fb::implementation& i) { return i.fib != nullptr && i.loop != nullptr; },
+  w.push_back({"idle_cpu_500ms", true,
+               [](const fb::implementation& i) { return i.fib != nullptr && i.loop != nullptr; },
                [](benchmark::State& st, const fb::implementation& i) {
                  std::vector<int> a(100000, 0);
                  int calls = 0;
@@ -185,7 +205,8 @@ std::vector<workload> workloads() {
                    st.SetIterationTime(process_cpu_seconds() - c0);
                  }
                  if (a[0] != calls || a[99999] != calls) fail(st, "idle burst: wrong loop result");
-               }, 2, true});
+               },
+               2, true});
   w.push_back({"wake_latency", true, [](const fb::implementation& i) { return i.fib != nullptr && i.loop != nullptr; },
                [](benchmark::State& st, const fb::implementation& i) {
                  std::vector<int> a(1000, 0);
@@ -198,7 +219,8 @@ std::vector<workload> workloads() {
                    ++calls;
                  }
                  if (a[0] != calls || a[999] != calls) fail(st, "wake latency: wrong loop result");
-               }, 20, true});
+               },
+               20, true});
   return w;
 }
 
@@ -223,9 +245,12 @@ int main(int argc, char** argv) {
   std::vector<int> threads{static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) g_size = fb::k_quick;
-    else if (!std::strncmp(argv[i], "--threads=", 10)) threads = parse_threads(argv[i] + 10);
-    else rest.push_back(argv[i]);
+    if (!std::strcmp(argv[i], "--quick"))
+      g_size = fb::k_quick;
+    else if (!std::strncmp(argv[i], "--threads=", 10))
+      threads = parse_threads(argv[i] + 10);
+    else
+      rest.push_back(argv[i]);
   }
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
@@ -243,14 +268,18 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("compiler", "g++ " __VERSION__);
   benchmark::AddCustomContext("mode", g_size.fib_n == fb::k_quick.fib_n ? "quick" : "full");
 
-  const fb::implementation* impls[] = {&fb::forkjoin_impl(), &fb::tbb_impl(), &fb::openmp_impl(), &fb::stdpar_impl(), &fb::serial_impl()};
+  const fb::implementation* impls[] = {&fb::forkjoin_impl(), &fb::tbb_impl(), &fb::openmp_impl(), &fb::stdpar_impl(),
+                                       &fb::serial_impl()};
   for (const workload& w : workloads()) {
     if (!w.available) continue;
     for (int t : threads)
       for (const fb::implementation* impl : impls) {
         if (!w.applies(*impl)) continue;
-        if (impl->name == "serial" && (t != threads.front() || std::strncmp(w.name, "idle", 4) == 0 || std::strcmp(w.name, "wake_latency") == 0)) continue;
-        const std::string name = std::string(w.name) + "/" + impl->name + "/threads:" + std::to_string(impl->name == "serial" ? 1 : t);
+        if (impl->name == "serial" &&
+            (t != threads.front() || std::strncmp(w.name, "idle", 4) == 0 || std::strcmp(w.name, "wake_latency") == 0))
+          continue;
+        const std::string name =
+            std::string(w.name) + "/" + impl->name + "/threads:" + std::to_string(impl->name == "serial" ? 1 : t);
         auto* b = benchmark::RegisterBenchmark(name.c_str(), [w, impl, t](benchmark::State& st) {
           impl->begin(t);
           settle();
@@ -259,10 +288,14 @@ int main(int argc, char** argv) {
           st.counters["threads"] = impl->name == "serial" ? 1 : t;
         });
         b->Unit(benchmark::kMillisecond);
-        if (w.manual_time) b->UseManualTime();
-        else b->UseRealTime();
-        if (w.iterations > 0) b->Iterations(w.iterations);
-        else b->MinTime(0.2);
+        if (w.manual_time)
+          b->UseManualTime();
+        else
+          b->UseRealTime();
+        if (w.iterations > 0)
+          b->Iterations(w.iterations);
+        else
+          b->MinTime(0.2);
       }
   }
   benchmark::RunSpecifiedBenchmarks();

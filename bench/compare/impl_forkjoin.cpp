@@ -47,26 +47,20 @@ const implementation k_impl{
     [](int depth) { return in_pool([depth] { return skynet_tg<forkjoin::task_group>(0, skynet_leaves(depth)); }); },
     [](int n) { return in_pool([n] { return nqueens_tg<forkjoin::task_group>({}, 0, n); }); },
     [] { return in_pool([] { return uts_tg<forkjoin::task_group>(uts::root()); }); },
-    [](int* a, int n) {
-      in_pool([a, n] { forkjoin::parallel_for(0, n, [a](int i) { a[i] += 1; }); });
-    },
+    [](int* a, int n) { in_pool([a, n] { forkjoin::parallel_for(0, n, [a](int i) { a[i] += 1; }); }); },
     [](double* out, int n) {
       in_pool([out, n] { forkjoin::parallel_for(0, n, [out](int i) { out[i] = imbalanced_iteration(i); }); });
     },
     [](const double* x, std::size_t n) {
       return in_pool([x, n] {
         // The chunk form: std::reduce may reassociate, so the inner sum is unrolled.
-        return forkjoin::parallel_reduce(std::size_t{0}, n, 0.0, [x](std::size_t b, std::size_t e, double acc) {
-          return std::reduce(x + b, x + e, acc);
-        }, std::plus<>());
+        return forkjoin::parallel_reduce(
+            std::size_t{0}, n, 0.0,
+            [x](std::size_t b, std::size_t e, double acc) { return std::reduce(x + b, x + e, acc); }, std::plus<>());
       });
     },
     [](const double* a, const double* b, double* c, int n) {
-      in_pool([=] {
-        forkjoin::parallel_for(0, n, [=](int i) {
-          matmul_row(a, b, c, n, i);
-        });
-      });
+      in_pool([=] { forkjoin::parallel_for(0, n, [=](int i) { matmul_row(a, b, c, n, i); }); });
     },
     [](int* v, std::size_t n) { in_pool([v, n] { quicksort(v, v + n); }); },
 };

@@ -116,8 +116,7 @@ const implementation k_impl{
     },
     [](const double* a, const double* b, double* c, int n) {
 #pragma omp parallel for schedule(static)
-      for (int i = 0; i < n; ++i)
-        matmul_row(a, b, c, n, i);
+      for (int i = 0; i < n; ++i) matmul_row(a, b, c, n, i);
     },
     [](int* v, std::size_t n) {
       in_team([v, n] {

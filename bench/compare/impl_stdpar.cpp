@@ -21,15 +21,14 @@ const implementation k_impl{
     nullptr,
     [](int* a, int n) { std::for_each(std::execution::par, a, a + n, [](int& x) { x += 1; }); },
     [](double* out, int n) {  // the index is the element's offset (iota_view is not a forward iterator for PSTL)
-      std::for_each(std::execution::par, out, out + n, [out](double& o) { o = imbalanced_iteration(static_cast<int>(&o - out)); });
+      std::for_each(std::execution::par, out, out + n,
+                    [out](double& o) { o = imbalanced_iteration(static_cast<int>(&o - out)); });
     },
     [](const double* x, std::size_t n) { return std::reduce(std::execution::par, x, x + n, 0.0); },
     [](const double* a, const double* b, double* c, int n) {
       std::vector<int> rows(static_cast<std::size_t>(n));
       std::iota(rows.begin(), rows.end(), 0);
-      std::for_each(std::execution::par, rows.begin(), rows.end(), [=](int i) {
-        matmul_row(a, b, c, n, i);
-      });
+      std::for_each(std::execution::par, rows.begin(), rows.end(), [=](int i) { matmul_row(a, b, c, n, i); });
     },
     [](int* v, std::size_t n) { std::sort(std::execution::par, v, v + n); },
 };

@@ -55,15 +55,16 @@ const implementation k_impl{
       });
     },
     [](const double* x, std::size_t n) {
-      return tbb::parallel_reduce(tbb::blocked_range<std::size_t>(0, n), 0.0,
-                                  [x](const tbb::blocked_range<std::size_t>& r, double acc) {
-                                    return std::reduce(x + r.begin(), x + r.end(), acc);  // same inner sum as forkjoin
-                                  }, std::plus<>());
+      return tbb::parallel_reduce(
+          tbb::blocked_range<std::size_t>(0, n), 0.0,
+          [x](const tbb::blocked_range<std::size_t>& r, double acc) {
+            return std::reduce(x + r.begin(), x + r.end(), acc);  // same inner sum as forkjoin
+          },
+          std::plus<>());
     },
     [](const double* a, const double* b, double* c, int n) {
       tbb::parallel_for(tbb::blocked_range<int>(0, n), [=](const tbb::blocked_range<int>& r) {
-        for (int i = r.begin(); i < r.end(); ++i)
-          matmul_row(a, b, c, n, i);
+        for (int i = r.begin(); i < r.end(); ++i) matmul_row(a, b, c, n, i);
       });
     },
     [](int* v, std::size_t n) { tbb::parallel_sort(v, v + n); },

@@ -21,7 +21,8 @@ inline sha1_digest sha1(const std::uint8_t* data, std::size_t len) {
   buf[len] = 0x80;
   const std::size_t blocks = len + 9 <= 64 ? 1 : 2;
   const std::uint64_t bits = static_cast<std::uint64_t>(len) * 8;
-  for (int i = 0; i < 8; ++i) buf[blocks * 64 - 1 - static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(bits >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    buf[blocks * 64 - 1 - static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(bits >> (8 * i));
   for (std::size_t blk = 0; blk < blocks; ++blk) {
     std::uint32_t w[80];
     for (int i = 0; i < 16; ++i) {
@@ -32,10 +33,14 @@ inline sha1_digest sha1(const std::uint8_t* data, std::size_t len) {
     std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
     for (int i = 0; i < 80; ++i) {
       std::uint32_t f, k;
-      if (i < 20) f = (b & c) | (~b & d), k = 0x5A827999u;
-      else if (i < 40) f = b ^ c ^ d, k = 0x6ED9EBA1u;
-      else if (i < 60) f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDCu;
-      else f = b ^ c ^ d, k = 0xCA62C1D6u;
+      if (i < 20)
+        f = (b & c) | (~b & d), k = 0x5A827999u;
+      else if (i < 40)
+        f = b ^ c ^ d, k = 0x6ED9EBA1u;
+      else if (i < 60)
+        f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDCu;
+      else
+        f = b ^ c ^ d, k = 0xCA62C1D6u;
       const std::uint32_t t = rotl(a, 5) + f + e + k + w[i];
       e = d, d = c, c = rotl(b, 30), b = a, a = t;
     }
@@ -43,7 +48,8 @@ inline sha1_digest sha1(const std::uint8_t* data, std::size_t len) {
   }
   sha1_digest out;
   for (int i = 0; i < 5; ++i)
-    for (int j = 0; j < 4; ++j) out[static_cast<std::size_t>(4 * i + j)] = static_cast<std::uint8_t>(h[i] >> (24 - 8 * j));
+    for (int j = 0; j < 4; ++j)
+      out[static_cast<std::size_t>(4 * i + j)] = static_cast<std::uint8_t>(h[i] >> (24 - 8 * j));
   return out;
 }
 

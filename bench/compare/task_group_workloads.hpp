@@ -47,7 +47,8 @@ std::uint64_t uts_tg(const uts::node& n) {
   if (c == 0) return 1;
   std::array<std::uint64_t, uts::k_max_children> part{};
   TaskGroup g;
-  for (int i = 0; i < c; ++i) g.run([&part, &n, i] { part[static_cast<std::size_t>(i)] = uts_tg<TaskGroup>(uts::child(n, i)); });
+  for (int i = 0; i < c; ++i)
+    g.run([&part, &n, i] { part[static_cast<std::size_t>(i)] = uts_tg<TaskGroup>(uts::child(n, i)); });
   g.wait();
   std::uint64_t total = 1;
   for (int i = 0; i < c; ++i) total += part[static_cast<std::size_t>(i)];

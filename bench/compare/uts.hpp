@@ -12,10 +12,10 @@
 
 namespace forkjoin::bench::uts {
 
-inline constexpr int k_max_depth = 10;        // -d 10 (gen_mx), shape -a 3: fixed
-inline constexpr double k_branching = 4.0;    // -b 4
-inline constexpr int k_root_seed = 19;        // -r 19
-inline constexpr int k_max_children = 100;    // UTS's MAXNUMCHILDREN
+inline constexpr int k_max_depth = 10;      // -d 10 (gen_mx), shape -a 3: fixed
+inline constexpr double k_branching = 4.0;  // -b 4
+inline constexpr int k_root_seed = 19;      // -r 19
+inline constexpr int k_max_children = 100;  // UTS's MAXNUMCHILDREN
 inline constexpr std::uint64_t k_t1_nodes = 4'130'071;
 
 struct node {
@@ -45,7 +45,8 @@ inline node child(const node& parent, int i) {
 inline int num_children(const node& n) {
   const double b = n.depth < k_max_depth ? k_branching : 0.0;  // the root always uses b0
   const std::uint32_t r = ((std::uint32_t{n.state[16]} << 24) | (std::uint32_t{n.state[17]} << 16) |
-                           (std::uint32_t{n.state[18]} << 8) | n.state[19]) & 0x7FFFFFFFu;
+                           (std::uint32_t{n.state[18]} << 8) | n.state[19]) &
+                          0x7FFFFFFFu;
   const double u = static_cast<double>(r) / 2147483648.0;
   const double p = 1.0 / (1.0 + b);
   const int c = static_cast<int>(std::floor(std::log(1.0 - u) / std::log(1.0 - p)));

@@ -61,7 +61,9 @@ std::pair<int*, int*> partition3(int* first, int* last) {
 
 namespace {
 
-std::uint64_t fib_serial(int n) { return n < 2 ? static_cast<std::uint64_t>(n) : fib_serial(n - 1) + fib_serial(n - 2); }
+std::uint64_t fib_serial(int n) {
+  return n < 2 ? static_cast<std::uint64_t>(n) : fib_serial(n - 1) + fib_serial(n - 2);
+}
 
 std::uint64_t skynet_serial_at(std::uint64_t first, std::uint64_t size) {
   if (size == 1) return first;

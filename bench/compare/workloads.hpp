@@ -15,15 +15,15 @@ namespace forkjoin::bench {
 
 // Sizes: the full run, and --quick (tiny, answers still checked).
 struct sizes {
-  int fib_n;                 // fib without cutoff
-  int skynet_depth;          // 10-ary tree; depth 6 = 1,000,000 leaves
-  int nqueens_n;             // task_group per row
-  int nqueens_big_n;         // full run only (0 = skip)
-  bool uts;                  // UTS T1 (4,130,071 nodes)
-  std::size_t reduce_n;      // doubles summed
-  int imbalanced_n;          // iteration i costs ~i units
-  int matmul_n;              // n x n doubles
-  std::size_t sort_n;        // ints
+  int fib_n;             // fib without cutoff
+  int skynet_depth;      // 10-ary tree; depth 6 = 1,000,000 leaves
+  int nqueens_n;         // task_group per row
+  int nqueens_big_n;     // full run only (0 = skip)
+  bool uts;              // UTS T1 (4,130,071 nodes)
+  std::size_t reduce_n;  // doubles summed
+  int imbalanced_n;      // iteration i costs ~i units
+  int matmul_n;          // n x n doubles
+  std::size_t sort_n;    // ints
 };
 inline constexpr sizes k_full{32, 6, 12, 14, true, std::size_t{1} << 25, 2048, 1024, std::size_t{1} << 22};
 inline constexpr sizes k_quick{20, 4, 8, 0, false, std::size_t{1} << 16, 200, 64, std::size_t{1} << 14};

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "forkjoin/join.hpp"
-#include "forkjoin/pool.hpp"
-#include "forkjoin/task_group.hpp"
 #include "forkjoin/parallel_for.hpp"
 #include "forkjoin/parallel_reduce.hpp"
+#include "forkjoin/pool.hpp"
 #include "forkjoin/schedule.hpp"
+#include "forkjoin/task_group.hpp"

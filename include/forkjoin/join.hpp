@@ -85,16 +85,17 @@ auto join_in_worker(worker& w, F& f, G& g) {
       back->execute(back);
       back = w.deque_.pop();
     }
-    if (back == &job_g) job_g.run_inline();
-    else if (!job_g.latch().probe()) wait_for_join(w, job_g.latch(), job_g);
+    if (back == &job_g)
+      job_g.run_inline();
+    else if (!job_g.latch().probe())
+      wait_for_join(w, job_g.latch(), job_g);
   }
   if (error_f) std::rethrow_exception(*error_f);  // f's exception wins when both threw
   if (job_g.error()) std::rethrow_exception(*job_g.error());
   if constexpr (std::is_void_v<rf_type> && std::is_void_v<rg_type>) {
     return;
   } else {
-    using pair_type = std::pair<typename result_slot<rf_type>::value_type,
-                                typename result_slot<rg_type>::value_type>;
+    using pair_type = std::pair<typename result_slot<rf_type>::value_type, typename result_slot<rg_type>::value_type>;
     return pair_type(rf.take(), job_g.result().take());
   }
 }

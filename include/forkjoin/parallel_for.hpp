@@ -70,9 +70,12 @@ template <std::random_access_iterator It, class Body>
 void parallel_for_each(It first, It last, Body&& body, schedule s = schedule::auto_()) {
   using diff = std::iter_difference_t<It>;
   const diff n = last - first;
-  parallel_for(diff{0}, n < 0 ? diff{0} : n, [&](diff b, diff e) {
-    for (It it = first + b, end = first + e; it != end; ++it) std::invoke(body, *it);
-  }, s);
+  parallel_for(
+      diff{0}, n < 0 ? diff{0} : n,
+      [&](diff b, diff e) {
+        for (It it = first + b, end = first + e; it != end; ++it) std::invoke(body, *it);
+      },
+      s);
 }
 
 }  // namespace forkjoin

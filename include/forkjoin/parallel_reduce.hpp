@@ -38,8 +38,7 @@ auto reduce_chunk(const Space& space, Body& body, Combine& combine) {
 /// returns identity. Exceptions from body or combine are rethrown once; no partial result
 /// escapes.
 template <detail::loop_index I1, detail::loop_index I2, class T, class Body, class Combine>
-T parallel_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine,
-                  schedule s = schedule::auto_()) {
+T parallel_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine, schedule s = schedule::auto_()) {
   detail::index_space<I1, I2> space(first, last);
   using index = typename decltype(space)::index;
   static_assert(std::invocable<Body&, index, index, T> || std::invocable<Body&, index>,
@@ -64,8 +63,7 @@ T deterministic_tree(Offset lo, Offset hi, Offset grain, const T& identity, Chun
 /// range is halved until pieces hold at most `grain` iterations (0: 1024), each piece
 /// starts from identity, and pieces combine in a fixed tree.
 template <detail::loop_index I1, detail::loop_index I2, class T, class Body, class Combine>
-T parallel_deterministic_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine,
-                                std::size_t grain = 0) {
+T parallel_deterministic_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine, std::size_t grain = 0) {
   detail::index_space<I1, I2> space(first, last);
   using offset = typename decltype(space)::offset;
   if (space.size == 0) return identity;

@@ -17,12 +17,12 @@
 #define FORKJOIN_TSAN 0
 #endif
 
-#define FORKJOIN_ASSERT(cond, msg)                                                       \
-  do {                                                                                   \
-    if (!(cond)) [[unlikely]] {                                                          \
+#define FORKJOIN_ASSERT(cond, msg)                                                        \
+  do {                                                                                    \
+    if (!(cond)) [[unlikely]] {                                                           \
       std::fprintf(stderr, "forkjoin: %s (%s:%d: %s)\n", msg, __FILE__, __LINE__, #cond); \
-      std::abort();                                                                      \
-    }                                                                                    \
+      std::abort();                                                                       \
+    }                                                                                     \
   } while (false)
 
 #ifndef NDEBUG

@@ -49,17 +49,19 @@ class chase_lev_deque {
   // Allocates a bigger ring when full; on bad_alloc the deque is unchanged.
   void push_private(T x) {
     std::int64_t h = head_;
-    std::int64_t t = top_.load(std::memory_order_acquire);  // [P-DEQUE P1] pairs with S5's CAS: a slot is reused only after its thief read it
+    std::int64_t t = top_.load(
+        std::memory_order_acquire);  // [P-DEQUE P1] pairs with S5's CAS: a slot is reused only after its thief read it
     ring* r = ring_.load(std::memory_order_relaxed);
-    if (h - t > r->mask) [[unlikely]] r = grow(r, t, h);
+    if (h - t > r->mask) [[unlikely]]
+      r = grow(r, t, h);
     r->put(h, x);  // [P-DEQUE P2]
     head_ = h + 1;
   }
 
   // Owner thread only. Makes every private element stealable.
   void publish() noexcept {
-    release_fence();                                   // [P-DEQUE P3] publishes slots and ring; pairs with S3
-    bottom_.store(head_, k_fenced_store);              // [P-DEQUE P4] release under TSan; pairs with S3
+    release_fence();                                         // [P-DEQUE P3] publishes slots and ring; pairs with S3
+    bottom_.store(head_, k_fenced_store);                    // [P-DEQUE P4] release under TSan; pairs with S3
     split_request_.store(false, std::memory_order_relaxed);  // [P-DEQUE X2] request served
   }
 
@@ -82,14 +84,13 @@ class chase_lev_deque {
   // Any thread. Takes the oldest public element. `empty` and `lost_race` differ: after a
   // lost race the deque may still hold work and the caller must not conclude it is idle.
   steal_outcome<T> steal() noexcept {
-    std::int64_t t = top_.load(std::memory_order_acquire);  // [P-DEQUE S1]
-    seq_cst_fence();                                        // [P-DEQUE S2] pairs with T2 in pop_public
+    std::int64_t t = top_.load(std::memory_order_acquire);     // [P-DEQUE S1]
+    seq_cst_fence();                                           // [P-DEQUE S2] pairs with T2 in pop_public
     std::int64_t b = bottom_.load(std::memory_order_acquire);  // [P-DEQUE S3] pairs with P3/P4
     if (t >= b) {
       // [P-DEQUE X1] ask the owner to publish its private part; write only when needed so
       // idle thieves do not bounce the owner's cache line.
-      if (!split_request_.load(std::memory_order_relaxed))
-        split_request_.store(true, std::memory_order_relaxed);
+      if (!split_request_.load(std::memory_order_relaxed)) split_request_.store(true, std::memory_order_relaxed);
       return {steal_result::empty, T{}};
     }
     ring* r = ring_.load(std::memory_order_acquire);  // [P-DEQUE S4] pairs with the release store in grow()
@@ -126,8 +127,12 @@ class chase_lev_deque {
     explicit ring(std::int64_t cap) : mask(cap - 1), slots(new std::atomic<T>[static_cast<std::size_t>(cap)]) {}
     std::int64_t mask;
     std::unique_ptr<std::atomic<T>[]> slots;
-    void put(std::int64_t i, T x) noexcept { slots[static_cast<std::size_t>(i & mask)].store(x, std::memory_order_relaxed); }
-    T get(std::int64_t i) const noexcept { return slots[static_cast<std::size_t>(i & mask)].load(std::memory_order_relaxed); }
+    void put(std::int64_t i, T x) noexcept {
+      slots[static_cast<std::size_t>(i & mask)].store(x, std::memory_order_relaxed);
+    }
+    T get(std::int64_t i) const noexcept {
+      return slots[static_cast<std::size_t>(i & mask)].load(std::memory_order_relaxed);
+    }
   };
 
   FORKJOIN_NOINLINE ring* grow(ring* old, std::int64_t t, std::int64_t h) {
@@ -135,15 +140,17 @@ class chase_lev_deque {
     for (std::int64_t i = t; i < h; ++i) fresh->put(i, old->get(i));
     perturb_point();
     retired_.push_back(old);  // cannot throw: capacity reserved in the constructor
-    ring_.store(fresh.get(), std::memory_order_release);  // [P-DEQUE grow] pairs with S4; errata 1: callers continue with the new ring
+    ring_.store(
+        fresh.get(),
+        std::memory_order_release);  // [P-DEQUE grow] pairs with S4; errata 1: callers continue with the new ring
     return fresh.release();
   }
 
   FORKJOIN_NOINLINE T pop_public() noexcept {
     std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     ring* r = ring_.load(std::memory_order_relaxed);
-    bottom_.store(b, std::memory_order_relaxed);  // [P-DEQUE T1] reserve slot b
-    seq_cst_fence();                              // [P-DEQUE T2] StoreLoad; pairs with S2 in steal
+    bottom_.store(b, std::memory_order_relaxed);            // [P-DEQUE T1] reserve slot b
+    seq_cst_fence();                                        // [P-DEQUE T2] StoreLoad; pairs with S2 in steal
     std::int64_t t = top_.load(std::memory_order_relaxed);  // [P-DEQUE T3]
     if (t > b) {
       bottom_.store(b + 1, std::memory_order_relaxed);
@@ -154,7 +161,7 @@ class chase_lev_deque {
     if (t == b) {
       bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                               std::memory_order_relaxed);  // [P-DEQUE T4] pairs with S5
-      bottom_.store(b + 1, std::memory_order_relaxed);  // canonical empty state
+      bottom_.store(b + 1, std::memory_order_relaxed);                     // canonical empty state
       head_ = b + 1;
       return won ? x : T{};
     }

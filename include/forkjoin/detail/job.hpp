@@ -28,9 +28,9 @@ struct job_header {
 // reference_wrapper, anything else as an optional so no default constructor is needed.
 template <class R>
 class result_slot {
-  using stored = std::conditional_t<std::is_void_v<R>, std::monostate,
-                                    std::conditional_t<std::is_reference_v<R>,
-                                                       std::reference_wrapper<std::remove_reference_t<R>>, R>>;
+  using stored = std::conditional_t<
+      std::is_void_v<R>, std::monostate,
+      std::conditional_t<std::is_reference_v<R>, std::reference_wrapper<std::remove_reference_t<R>>, R>>;
 
  public:
   using value_type = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
@@ -45,13 +45,18 @@ class result_slot {
     }
   }
   value_type take() {
-    if constexpr (std::is_void_v<R>) return {};
-    else if constexpr (std::is_reference_v<R>) return value_->get();
-    else return std::move(*value_);
+    if constexpr (std::is_void_v<R>)
+      return {};
+    else if constexpr (std::is_reference_v<R>)
+      return value_->get();
+    else
+      return std::move(*value_);
   }
   R take_as_returned() {
-    if constexpr (std::is_void_v<R>) return;
-    else return static_cast<R>(take());
+    if constexpr (std::is_void_v<R>)
+      return;
+    else
+      return static_cast<R>(take());
   }
 
  private:

@@ -31,12 +31,14 @@ class loop_engine {
 
   T run() {
     switch (sched_.type()) {
-      case schedule::kind::auto_: return run_auto();
+      case schedule::kind::auto_:
+        return run_auto();
       case schedule::kind::static_:
         if (sched_.chunk() == 0) return run_static();
         return run_chunked();
       case schedule::kind::dynamic:
-      case schedule::kind::guided: return run_chunked();
+      case schedule::kind::guided:
+        return run_chunked();
     }
     return identity_;
   }
@@ -53,7 +55,8 @@ class loop_engine {
     }
   }
   T combine(T a, T b) {
-    if constexpr (std::is_same_v<T, no_result>) return a;
+    if constexpr (std::is_same_v<T, no_result>)
+      return a;
     else {
       try {
         return combine_(std::move(a), std::move(b));
@@ -81,7 +84,8 @@ class loop_engine {
   T split_auto(U lo, U hi, int depth) {
     if (depth > 0 && hi - lo > grain_) {
       const U mid = static_cast<U>(lo + (hi - lo) / 2);
-      auto [a, b] = join_published([&] { return split_auto(lo, mid, depth - 1); }, [&] { return split_auto(mid, hi, depth - 1); });
+      auto [a, b] = join_published([&] { return split_auto(lo, mid, depth - 1); },
+                                   [&] { return split_auto(mid, hi, depth - 1); });
       return combine(std::move(a), std::move(b));
     }
     T acc = identity_;
@@ -193,7 +197,8 @@ class loop_engine {
         size = std::max(q, c);
       }
       const U hi = n_ - lo <= size ? n_ : static_cast<U>(lo + size);
-      if (!cursor_.compare_exchange_weak(lo, hi, std::memory_order_relaxed)) continue;  // relaxed: chunks share no data through the cursor
+      if (!cursor_.compare_exchange_weak(lo, hi, std::memory_order_relaxed))
+        continue;  // relaxed: chunks share no data through the cursor
       run_one(lo, hi, static_cast<std::size_t>(lo / c));
       lo = cursor_.load(std::memory_order_relaxed);
     }

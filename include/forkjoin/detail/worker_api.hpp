@@ -88,7 +88,8 @@ class join_latch {
   // Called by the thief as its very last access to the join frame.
   void set() noexcept {
     worker* waiter = waiter_;  // [P-JOIN J1] read before J2: afterwards the frame may be gone
-    if (state_.exchange(k_set, std::memory_order_acq_rel) == k_sleeping)  // [P-JOIN J2] release pairs with J3; acquire with J4
+    if (state_.exchange(k_set, std::memory_order_acq_rel) ==
+        k_sleeping)          // [P-JOIN J2] release pairs with J3; acquire with J4
       wake_worker(*waiter);  // touches the worker slot only, which outlives the frame
   }
   // Waiter only: announce that it is about to sleep. False if the latch is already set.
