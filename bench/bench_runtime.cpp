@@ -1,20 +1,29 @@
 // bench_runtime.cpp: the runtime's own figures, each measured against its baseline in the
-// same run, interleaved (A B A B ...), so machine drift hits both alike:
-//   fib(32) by join at 1 worker vs the serial function (work overhead T1/Ts);
+// same run. Pairs alternate their order every iteration (A B, B A, ...) and each timed call
+// starts after a settle pause, so neither side pays for the other's spinning workers and
+// machine drift hits both alike:
+//   fib(32) by join at 1 worker vs the plain serial function (work overhead T1/Ts);
 //   fib(32) by join vs tbb::parallel_invoke, both with every core;
 //   wake latency of a two-thread rendezvous after 20 ms idle, forkjoin vs oneTBB;
-//   CPU burned in the 500 ms after a burst, forkjoin vs oneTBB.
-// Every answer is checked; a wrong one fails the run through SkipWithError.
+//   CPU burned in the 500 ms after a burst, forkjoin vs oneTBB;
+//   park latency: time from the end of a burst until every background worker is parked.
+// Every answer is checked: a wrong one marks the benchmark with SkipWithError and makes
+// the process exit non-zero (so the bench ctest fails).
 #include <benchmark/benchmark.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/task_arena.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "forkjoin/forkjoin.hpp"
 
@@ -23,10 +32,28 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 constexpr int k_fib_n = 32;
 constexpr std::uint64_t k_fib_check = 2178309;
+bool g_failed = false;
 
-__attribute__((noinline)) std::uint64_t fib_serial(int n) {
+void fail(benchmark::State& state, const char* what) {
+  g_failed = true;
+  state.SkipWithError(what);
+}
+
+// The serial baseline, written as a user writes it and compiled with the same flags as
+// everything else: the compiler may inline and unroll its recursion as it likes.
+std::uint64_t fib_serial(int n) {
   return n < 2 ? static_cast<std::uint64_t>(n) : fib_serial(n - 1) + fib_serial(n - 2);
 }
+// n is laundered through DoNotOptimize so the call cannot be folded to a constant, and the
+// result is kept alive so the call cannot be dropped.
+std::uint64_t fib_serial_opaque(int n) {
+  benchmark::DoNotOptimize(n);
+  std::uint64_t r = fib_serial(n);
+  benchmark::DoNotOptimize(r);
+  return r;
+}
+// forkjoin forks g = fib(n-2) and runs fib(n-1) inline; the oneTBB version below forks the
+// same branch (parallel_invoke spawns its first callable and runs its last one itself).
 std::uint64_t fib_forkjoin(int n) {
   if (n < 2) return static_cast<std::uint64_t>(n);
   auto [a, b] = forkjoin::join([n] { return fib_forkjoin(n - 1); }, [n] { return fib_forkjoin(n - 2); });
@@ -35,7 +62,7 @@ std::uint64_t fib_forkjoin(int n) {
 std::uint64_t fib_tbb(int n) {
   if (n < 2) return static_cast<std::uint64_t>(n);
   std::uint64_t a = 0, b = 0;
-  tbb::parallel_invoke([&] { a = fib_tbb(n - 1); }, [&] { b = fib_tbb(n - 2); });
+  tbb::parallel_invoke([&] { b = fib_tbb(n - 2); }, [&] { a = fib_tbb(n - 1); });
   return a + b;
 }
 
@@ -49,17 +76,38 @@ double process_cpu_seconds() {
 }
 std::size_t cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-// Interleaved pair: A then B each iteration; reports both times and B/A.
+// Outside the timed region: lets workers that the previous call left spinning go to sleep.
+void settle(benchmark::State& state) {
+  state.PauseTiming();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  state.ResumeTiming();
+}
+
+// A timed call of f (which returns whether its answer was right); adds its time to *total.
+template <class F>
+void timed(benchmark::State& state, F& f, double* total, const char* wrong) {
+  settle(state);
+  const auto t0 = clock_type::now();
+  const bool ok = f();
+  *total += seconds_since(t0);
+  if (!ok) fail(state, wrong);
+}
+
+// Interleaved pair: A and B once each per iteration, the order alternating; reports both
+// mean times and B/A.
 template <class A, class B>
 void interleaved(benchmark::State& state, A a, B b, const char* a_name, const char* b_name) {
   double ta = 0, tb = 0;
+  bool a_first = true;
   for (auto _ : state) {
-    auto t0 = clock_type::now();
-    if (!a()) state.SkipWithError("wrong answer (A)");
-    ta += seconds_since(t0);
-    t0 = clock_type::now();
-    if (!b()) state.SkipWithError("wrong answer (B)");
-    tb += seconds_since(t0);
+    if (a_first) {
+      timed(state, a, &ta, "wrong answer (A)");
+      timed(state, b, &tb, "wrong answer (B)");
+    } else {
+      timed(state, b, &tb, "wrong answer (B)");
+      timed(state, a, &ta, "wrong answer (A)");
+    }
+    a_first = !a_first;
   }
   const auto n = static_cast<double>(state.iterations());
   state.counters[std::string(a_name) + "_ms"] = ta / n * 1e3;
@@ -70,7 +118,7 @@ void interleaved(benchmark::State& state, A a, B b, const char* a_name, const ch
 void BM_FibWorkOverhead_T1_over_Ts(benchmark::State& state) {
   forkjoin::pool one(1);
   interleaved(
-      state, [] { return fib_serial(k_fib_n) == k_fib_check; },
+      state, [] { return fib_serial_opaque(k_fib_n) == k_fib_check; },
       [&] { return one.run([] { return fib_forkjoin(k_fib_n); }) == k_fib_check; }, "serial", "forkjoin1");
 }
 
@@ -82,8 +130,20 @@ void BM_FibAllCores_TbbVsForkjoin(benchmark::State& state) {
       [&] { return arena.execute([] { return fib_tbb(k_fib_n); }) == k_fib_check; }, "forkjoin", "tbb");
 }
 
+// Calls a and b, a first when a_first; returns {a's value, b's value}.
+template <class A, class B>
+std::pair<double, double> in_order(bool a_first, A& a, B& b) {
+  if (a_first) {
+    const double x = a();
+    return {x, b()};
+  }
+  const double y = b();
+  return {a(), y};
+}
+
 // Two branches that each wait for the other to start: completes only once a second thread
-// has woken up and taken the other branch.
+// has woken up and taken the other branch. Returns the latency, or -1 if a branch did not
+// run exactly once.
 template <class Invoke>
 double rendezvous_latency(Invoke invoke) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -94,16 +154,25 @@ double rendezvous_latency(Invoke invoke) {
   };
   auto t0 = clock_type::now();
   invoke(branch);
-  return seconds_since(t0);
+  const double t = seconds_since(t0);
+  return arrived.load() == 2 ? t : -1;
 }
 
 void BM_WakeLatencyAfter20msIdle(benchmark::State& state) {
   forkjoin::pool fj(cores());
   tbb::task_arena arena(static_cast<int>(cores()));
   double tf = 0, tt = 0;
+  bool fj_first = true;
   for (auto _ : state) {
-    tf += rendezvous_latency([&](auto& br) { fj.run([&] { forkjoin::join(br, br); }); });
-    tt += rendezvous_latency([&](auto& br) { arena.execute([&] { tbb::parallel_invoke(br, br); }); });
+    auto f = [&] { return rendezvous_latency([&](auto& br) { fj.run([&] { forkjoin::join(br, br); }); }); };
+    auto t = [&] {
+      return rendezvous_latency([&](auto& br) { arena.execute([&] { tbb::parallel_invoke(br, br); }); });
+    };
+    const auto [lf, lt] = in_order(fj_first, f, t);
+    if (lf < 0 || lt < 0) fail(state, "rendezvous: a branch did not run exactly once");
+    tf += lf;
+    tt += lt;
+    fj_first = !fj_first;
   }
   const auto n = static_cast<double>(state.iterations());
   state.counters["forkjoin_us"] = tf / n * 1e6;
@@ -123,22 +192,54 @@ void BM_IdleCpuIn500msAfterBurst(benchmark::State& state) {
   forkjoin::pool fj(cores());
   tbb::task_arena arena(static_cast<int>(cores()));
   double cf = 0, ct = 0;
+  bool fj_first = true;
   for (auto _ : state) {
-    double f = idle_cpu_after([&] { return fj.run([] { return fib_forkjoin(25); }) == 75025; });
-    double t = idle_cpu_after([&] { return arena.execute([] { return fib_tbb(25); }) == 75025; });
-    if (f < 0 || t < 0) state.SkipWithError("wrong answer in burst");
-    cf += f;
-    ct += t;
+    auto f = [&] { return idle_cpu_after([&] { return fj.run([] { return fib_forkjoin(25); }) == 75025; }); };
+    auto t = [&] { return idle_cpu_after([&] { return arena.execute([] { return fib_tbb(25); }) == 75025; }); };
+    const auto [xf, xt] = in_order(fj_first, f, t);
+    if (xf < 0 || xt < 0) fail(state, "wrong answer in burst");
+    cf += xf;
+    ct += xt;
+    fj_first = !fj_first;
   }
   const auto n = static_cast<double>(state.iterations());
   state.counters["forkjoin_cpu_ms"] = cf / n * 1e3;
   state.counters["tbb_cpu_ms"] = ct / n * 1e3;
 }
 
+// Park latency: after a fib(25) burst on every core, the time until all background workers
+// are blocked on their futex (pool::num_parked), polled by the caller. Reports the median and
+// the largest over the iterations; a worker still awake after 1 s counts as 1 s.
+void BM_ParkLatencyAfterBurst(benchmark::State& state) {
+  forkjoin::pool fj(cores());
+  const std::size_t background = fj.num_threads() - 1;
+  std::vector<double> lat;
+  for (auto _ : state) {
+    settle(state);
+    if (fj.run([] { return fib_forkjoin(25); }) != 75025) fail(state, "wrong answer in burst");
+    const auto t0 = clock_type::now();
+    while (fj.num_parked() < background && seconds_since(t0) < 1.0) {
+    }
+    lat.push_back(seconds_since(t0));
+  }
+  std::sort(lat.begin(), lat.end());
+  state.counters["park_median_us"] = lat.empty() ? 0 : lat[lat.size() / 2] * 1e6;
+  state.counters["park_max_us"] = lat.empty() ? 0 : lat.back() * 1e6;
+}
+
 }  // namespace
 
-BENCHMARK(BM_FibWorkOverhead_T1_over_Ts)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
-BENCHMARK(BM_FibAllCores_TbbVsForkjoin)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
+BENCHMARK(BM_FibWorkOverhead_T1_over_Ts)->Unit(benchmark::kMillisecond)->Iterations(6)->UseRealTime();
+BENCHMARK(BM_FibAllCores_TbbVsForkjoin)->Unit(benchmark::kMillisecond)->Iterations(6)->UseRealTime();
 BENCHMARK(BM_WakeLatencyAfter20msIdle)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
-BENCHMARK(BM_IdleCpuIn500msAfterBurst)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
-BENCHMARK_MAIN();
+BENCHMARK(BM_IdleCpuIn500msAfterBurst)->Unit(benchmark::kMillisecond)->Iterations(4)->UseRealTime();
+BENCHMARK(BM_ParkLatencyAfterBurst)->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (g_failed) std::fprintf(stderr, "bench_runtime: some answers were wrong\n");
+  return g_failed ? 1 : 0;
+}

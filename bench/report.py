@@ -2,6 +2,8 @@
 """report.py: turn bench_compare's Google Benchmark JSON into a CSV, a Markdown table and a
 chart. Medians over repetitions; ratio = forkjoin's median / the best peer's median
 (below 1: forkjoin is faster). Peers: tbb, openmp, std::par (serial is shown, never a peer).
+Also the work overhead T1/Ts of fib and fib_invoke (forkjoin at 1 thread / the plain serial
+function, both from this run) and forkjoin's speedup at 2 threads over its own 1-thread time.
 
 usage: report.py RESULTS.json OUT_DIR
 """
@@ -39,7 +41,7 @@ def main():
     ctx, times, errors = load(src)
     med = {k: statistics.median(v) for k, v in times.items()}
     reps = max((len(v) for v in times.values()), default=0)
-    order = ["fib", "skynet", "nqueens", "nqueens14", "uts_t1", "loop_1k", "loop_100k", "imbalanced", "reduce",
+    order = ["fib", "fib_invoke", "skynet", "nqueens", "nqueens14", "uts_t1", "uts_small", "loop_1k", "loop_100k", "imbalanced", "reduce",
              "matmul", "sort", "idle_cpu_500ms", "wake_latency"]
     workloads = sorted(dict.fromkeys(k[0] for k in times), key=lambda w: order.index(w) if w in order else len(order))
     thread_counts = sorted({k[2] for k in times if k[1] != "serial"})
@@ -83,6 +85,11 @@ def main():
     lines.append("")
     lines.append("idle_cpu_500ms is CPU time burned by the process in the 500 ms after a burst; "
                  "wake_latency is one 1,000-element loop after 20 ms idle. Below 1: forkjoin is faster.")
+    lines.append("")
+    lines.append("sort compares algorithms as well as runtimes: forkjoin and OpenMP run the same three-way "
+                 "quicksort (partition3), oneTBB runs tbb::parallel_sort and std::par runs libstdc++'s "
+                 "std::sort(par).")
+    lines += [""] + overhead_lines(med, ctx)
     table = "\n".join(lines) + "\n"
     with open(os.path.join(out, "compare.md"), "w") as f:
         f.write(table)
@@ -127,6 +134,21 @@ def main():
         print("WRONG ANSWERS:\n  " + "\n  ".join(errors), file=sys.stderr)
         return 1
     return 0
+
+
+def overhead_lines(med, ctx):
+    """T1/Ts (forkjoin at 1 thread / serial, same run) and forkjoin's 2-thread speedup."""
+    n = ctx.get("fib_n", "n")
+    out = ["| figure | value | from |", "|---|---|---|"]
+    for w, what in (("fib", "join"), ("fib_invoke", "parallel_invoke")):
+        fj1, fj2, ser = med.get((w, "forkjoin", 1)), med.get((w, "forkjoin", 2)), med.get((w, "serial", 1))
+        if fj1 and ser:
+            out.append(f"| fib({n}) T1/Ts ({what}) | **{fj1 / ser:.2f}** | forkjoin 1 thread {fj1:.3g} ms / "
+                       f"serial {ser:.3g} ms |")
+        if fj1 and fj2:
+            out.append(f"| fib({n}) speedup at 2 threads ({what}) | **{fj1 / fj2:.2f}** | forkjoin 1 thread "
+                       f"{fj1:.3g} ms / 2 threads {fj2:.3g} ms |")
+    return out if len(out) > 2 else []
 
 
 def ablation_table(path, out):

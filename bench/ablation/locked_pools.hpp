@@ -2,13 +2,14 @@
 // only (never part of the library): a pool with one mutex-protected global queue, and a
 // pool with one mutex-protected deque per worker (owner at the back, thieves at the
 // front). Both offer the same join as forkjoin (g's job on the caller's stack, taken back
-// and run inline when nobody started it) and park idle workers on a condition variable.
-// Small and plain on purpose: they show what lock-free deques buy, nothing more.
+// and run inline when nobody started it) and the same helping rule (a waiting thread runs
+// the newest job it can find, as forkjoin's owner pops its own newest), and park idle
+// workers on a condition variable with no timeout. Small and plain on purpose: they show
+// what lock-free deques buy, nothing more.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -78,7 +79,7 @@ class locked_pool {
       // A thief is running g: help until it is done. Helping nests on this stack, so past
       // k_max_help_depth nested helps the waiter only yields (the thief makes progress).
       while (!jg.done.load(std::memory_order_acquire)) {  // pairs with the thief's release store of done
-        job* other = help_depth_ < k_max_help_depth ? find() : nullptr;
+        job* other = help_depth_ < k_max_help_depth ? find(true) : nullptr;
         if (other != nullptr) {
           ++help_depth_;
           other->run(other);
@@ -123,9 +124,12 @@ class locked_pool {
       }
     return false;
   }
-  // Own queue's newest first (per_worker), then the oldest of a random victim's.
-  job* find() {
-    if constexpr (L == layout::per_worker) {
+  // A helper (a thread waiting in join) first takes the newest job of its own queue: in
+  // per_worker that is its own latest push, in global the latest push of anybody, which
+  // in fork-join is the smallest piece and the one whose frame is nearest. Then, and for
+  // an idle worker, the oldest job of a random victim (global: of the one queue).
+  job* find(bool helping) {
+    if (L == layout::per_worker || helping) {
       queue& q = own();
       std::lock_guard<std::mutex> l(q.m);
       if (!q.q.empty()) {
@@ -133,6 +137,7 @@ class locked_pool {
         q.q.pop_back();
         return j;
       }
+      if (L == layout::global) return nullptr;  // the one queue is empty
     }
     const std::size_t n = queues_.size();
     const std::size_t start = static_cast<std::size_t>(rng()) % n;
@@ -166,16 +171,19 @@ class locked_pool {
     for (;;) {
       job* j = nullptr;
       for (int spin = 0; spin < 64 && j == nullptr; ++spin) {
-        j = find();
+        j = find(false);
         if (j == nullptr) std::this_thread::yield();
       }
       if (j != nullptr) {
         j->run(j);
         continue;
       }
+      // No lost wake-up: either any_work() locks a queue after a pusher's unlock and sees
+      // its job, or the pusher's load of sleepers_ comes after this increment and it
+      // notifies, under sleep_mutex_, which this thread holds until wait() releases it.
       std::unique_lock<std::mutex> l(sleep_mutex_);
       sleepers_.fetch_add(1, std::memory_order_seq_cst);  // pairs with push's load
-      if (!stop_ && !any_work()) sleep_cv_.wait_for(l, std::chrono::milliseconds(10));
+      if (!stop_ && !any_work()) sleep_cv_.wait(l);
       sleepers_.fetch_sub(1, std::memory_order_relaxed);
       if (stop_) return;
     }

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -29,14 +30,17 @@ namespace fb = forkjoin::bench;
 namespace {
 
 bool g_failed = false;
+bool g_quick = false;  // --quick: tiny sizes and short timings; every answer is still checked
 fb::sizes g_size = fb::k_full;
 
 struct inputs {
   std::vector<double> reduce;
   double reduce_expected = 0;
   fb::imbalanced_input imbalanced;
-  std::vector<double> ma, mb;
+  std::vector<double> ma, mb, mc_expected;
   std::vector<int> sort_input, sort_expected;
+  fb::uts::node uts_root;
+  std::uint64_t uts_expected = 0;
 };
 inputs g_in;
 
@@ -55,6 +59,12 @@ void build_inputs() {
     g_in.ma[i] = static_cast<double>(i * 7 % 8);
     g_in.mb[i] = static_cast<double>(i * 5 % 8);
   }
+  g_in.mc_expected.assign(n * n, 0.0);  // serially, with the shared kernel: every entry is checked
+  fb::serial_impl().matmul(g_in.ma.data(), g_in.mb.data(), g_in.mc_expected.data(), g_size.matmul_n);
+  // UTS: T1 in the full run (its published size); in --quick a small tree of the same
+  // shape, counted serially here.
+  g_in.uts_root = fb::uts::root(g_size.uts_root_depth);
+  g_in.uts_expected = g_size.uts_root_depth == 0 ? fb::uts::k_t1_nodes : fb::uts::count_serial(g_in.uts_root);
   std::mt19937 rng(12345);
   g_in.sort_input.resize(g_size.sort_n);
   for (int& x : g_in.sort_input) x = static_cast<int>(rng());
@@ -62,7 +72,7 @@ void build_inputs() {
   std::sort(g_in.sort_expected.begin(), g_in.sort_expected.end());
 }
 
-void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
+void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(g_quick ? 5 : 50)); }
 
 void fail(benchmark::State& state, const std::string& what) {
   g_failed = true;
@@ -93,7 +103,16 @@ void check_equal(benchmark::State& state, T got, T expect, const char* what) {
     fail(state, std::string(what) + ": wrong answer " + std::to_string(got) + ", expected " + std::to_string(expect));
 }
 
-// A workload whose answer is one value: run it once per iteration, check the last answer.
+// Compares a whole result against its serially computed expectation, outside the timed region.
+template <class T>
+bool untimed_equal(benchmark::State& state, const std::vector<T>& got, const std::vector<T>& expect) {
+  state.PauseTiming();
+  const bool ok = got == expect;
+  state.ResumeTiming();
+  return ok;
+}
+
+// A workload whose answer is one value: run it once per iteration, check every answer.
 template <class Compute, class R>
 workload answer_workload(const char* name, bool available, bool (*applies)(const fb::implementation&), Compute compute,
                          R expected) {
@@ -101,9 +120,10 @@ workload answer_workload(const char* name, bool available, bool (*applies)(const
           available,
           applies,
           [name, compute, expected](benchmark::State& st, const fb::implementation& i) {
-            R r{};
-            for (auto _ : st) r = compute(i);
-            check_equal(st, r, expected, name);
+            for (auto _ : st) {
+              const R r = compute(i);
+              if (r != expected) return check_equal(st, r, expected, name);
+            }
           },
           1,
           false};
@@ -117,6 +137,9 @@ std::vector<workload> workloads() {
       "fib", true, [](const impl& i) { return i.fib != nullptr; }, [s](const impl& i) { return i.fib(s.fib_n); },
       fb::fib_expected(s.fib_n)));
   w.push_back(answer_workload(
+      "fib_invoke", true, [](const impl& i) { return i.fib_invoke != nullptr; },
+      [s](const impl& i) { return i.fib_invoke(s.fib_n); }, fb::fib_expected(s.fib_n)));
+  w.push_back(answer_workload(
       "skynet", true, [](const impl& i) { return i.skynet != nullptr; },
       [s](const impl& i) { return i.skynet(s.skynet_depth); }, fb::skynet_expected(s.skynet_depth)));
   w.push_back(answer_workload(
@@ -126,8 +149,8 @@ std::vector<workload> workloads() {
       "nqueens14", s.nqueens_big_n != 0, [](const impl& i) { return i.nqueens != nullptr; },
       [s](const impl& i) { return i.nqueens(s.nqueens_big_n); }, fb::nqueens_expected(s.nqueens_big_n)));
   w.push_back(answer_workload(
-      "uts_t1", s.uts, [](const impl& i) { return i.uts != nullptr; }, [](const impl& i) { return i.uts(); },
-      fb::uts::k_t1_nodes));
+      s.uts_root_depth == 0 ? "uts_t1" : "uts_small", true, [](const impl& i) { return i.uts != nullptr; },
+      [](const impl& i) { return i.uts(g_in.uts_root); }, g_in.uts_expected));
   for (int n : {1000, 100000}) {
     w.push_back({n == 1000 ? "loop_1k" : "loop_100k", true,
                  [](const fb::implementation& i) { return i.loop != nullptr; },
@@ -148,15 +171,22 @@ std::vector<workload> workloads() {
   w.push_back({"imbalanced", true, [](const fb::implementation& i) { return i.imbalanced != nullptr; },
                [](benchmark::State& st, const fb::implementation& i) {
                  std::vector<double> out(g_in.imbalanced.expected.size());
-                 for (auto _ : st) i.imbalanced(out.data(), g_in.imbalanced.n);
-                 if (out != g_in.imbalanced.expected) fail(st, "imbalanced: wrong results");
+                 for (auto _ : st) {
+                   st.PauseTiming();  // NaN never compares equal: an element not written fails
+                   std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+                   st.ResumeTiming();
+                   i.imbalanced(out.data(), g_in.imbalanced.n);
+                   if (!untimed_equal(st, out, g_in.imbalanced.expected)) return fail(st, "imbalanced: wrong results");
+                 }
                },
                3, false});
   w.push_back({"reduce", true, [](const fb::implementation& i) { return i.reduce != nullptr; },
                [](benchmark::State& st, const fb::implementation& i) {
                  double r = 0;
-                 for (auto _ : st) r = i.reduce(g_in.reduce.data(), g_in.reduce.size());
-                 check_equal(st, r, g_in.reduce_expected, "reduce");
+                 for (auto _ : st) {
+                   r = i.reduce(g_in.reduce.data(), g_in.reduce.size());
+                   if (r != g_in.reduce_expected) return check_equal(st, r, g_in.reduce_expected, "reduce");
+                 }
                },
                5, false});
   w.push_back({"matmul", true, [](const fb::implementation& i) { return i.matmul != nullptr; },
@@ -168,13 +198,7 @@ std::vector<workload> workloads() {
                    std::fill(c.begin(), c.end(), 0.0);
                    st.ResumeTiming();
                    i.matmul(g_in.ma.data(), g_in.mb.data(), c.data(), s.matmul_n);
-                 }
-                 std::mt19937 rng(7);  // 256 sampled entries against a dot product (exact: small integers)
-                 for (int k = 0; k < 256; ++k) {
-                   const std::size_t r = rng() % n, col = rng() % n;
-                   double e = 0;
-                   for (std::size_t q = 0; q < n; ++q) e += g_in.ma[r * n + q] * g_in.mb[q * n + col];
-                   if (c[r * n + col] != e) return fail(st, "matmul: wrong entry");
+                   if (!untimed_equal(st, c, g_in.mc_expected)) return fail(st, "matmul: wrong entry");  // exact
                  }
                },
                1, false});
@@ -186,8 +210,8 @@ std::vector<workload> workloads() {
                    v = g_in.sort_input;
                    st.ResumeTiming();
                    i.sort(v.data(), v.size());
+                   if (!untimed_equal(st, v, g_in.sort_expected)) return fail(st, "sort: wrong order");
                  }
-                 if (v != g_in.sort_expected) fail(st, "sort: wrong order");
                },
                1, false});
   // Idle behaviour (manual time): CPU burned by the whole process in the 500 ms after a
@@ -206,7 +230,7 @@ std::vector<workload> workloads() {
                  }
                  if (a[0] != calls || a[99999] != calls) fail(st, "idle burst: wrong loop result");
                },
-               2, true});
+               g_quick ? 1 : 2, true});
   w.push_back({"wake_latency", true, [](const fb::implementation& i) { return i.fib != nullptr && i.loop != nullptr; },
                [](benchmark::State& st, const fb::implementation& i) {
                  std::vector<int> a(1000, 0);
@@ -220,7 +244,7 @@ std::vector<workload> workloads() {
                  }
                  if (a[0] != calls || a[999] != calls) fail(st, "wake latency: wrong loop result");
                },
-               20, true});
+               g_quick ? 5 : 20, true});
   return w;
 }
 
@@ -242,16 +266,20 @@ std::vector<int> parse_threads(const char* list) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> threads{static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
+  // Default sweep: 1 and 2 threads (T1, and the first step of scaling), and every core.
+  std::vector<int> threads{1, 2, static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
+  std::sort(threads.begin(), threads.end());
+  threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick"))
-      g_size = fb::k_quick;
+      g_quick = true;
     else if (!std::strncmp(argv[i], "--threads=", 10))
       threads = parse_threads(argv[i] + 10);
     else
       rest.push_back(argv[i]);
   }
+  if (g_quick) g_size = fb::k_quick;
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
   if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
@@ -266,7 +294,8 @@ int main(int argc, char** argv) {
     }
   benchmark::AddCustomContext("cpu_model", cpu);
   benchmark::AddCustomContext("compiler", "g++ " __VERSION__);
-  benchmark::AddCustomContext("mode", g_size.fib_n == fb::k_quick.fib_n ? "quick" : "full");
+  benchmark::AddCustomContext("mode", g_quick ? "quick" : "full");
+  benchmark::AddCustomContext("fib_n", std::to_string(g_size.fib_n));
 
   const fb::implementation* impls[] = {&fb::forkjoin_impl(), &fb::tbb_impl(), &fb::openmp_impl(), &fb::stdpar_impl(),
                                        &fb::serial_impl()};
@@ -295,7 +324,7 @@ int main(int argc, char** argv) {
         if (w.iterations > 0)
           b->Iterations(w.iterations);
         else
-          b->MinTime(0.2);
+          b->MinTime(g_quick ? 0.01 : 0.2);
       }
   }
   benchmark::RunSpecifiedBenchmarks();

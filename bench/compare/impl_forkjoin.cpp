@@ -21,9 +21,19 @@ auto in_pool(F&& f) {
   return g_pool->run(f);
 }
 
+// join(f, g) runs f inline and forks g: fib(n-2) is the forked branch (the OpenMP and
+// oneTBB versions fork the same one).
 std::uint64_t fib(int n) {
   if (n < 2) return static_cast<std::uint64_t>(n);
   auto [a, b] = forkjoin::join([n] { return fib(n - 1); }, [n] { return fib(n - 2); });
+  return a + b;
+}
+
+// The same recursion through parallel_invoke, results written into locals.
+std::uint64_t fib_invoke(int n) {
+  if (n < 2) return static_cast<std::uint64_t>(n);
+  std::uint64_t a = 0, b = 0;
+  forkjoin::parallel_invoke([&a, n] { a = fib_invoke(n - 1); }, [&b, n] { b = fib_invoke(n - 2); });
   return a + b;
 }
 
@@ -44,9 +54,10 @@ const implementation k_impl{
     },
     [] {},
     [](int n) { return in_pool([n] { return fib(n); }); },
+    [](int n) { return in_pool([n] { return fib_invoke(n); }); },
     [](int depth) { return in_pool([depth] { return skynet_tg<forkjoin::task_group>(0, skynet_leaves(depth)); }); },
     [](int n) { return in_pool([n] { return nqueens_tg<forkjoin::task_group>({}, 0, n); }); },
-    [] { return in_pool([] { return uts_tg<forkjoin::task_group>(uts::root()); }); },
+    [](const uts::node& root) { return in_pool([&root] { return uts_tg<forkjoin::task_group>(root); }); },
     [](int* a, int n) { in_pool([a, n] { forkjoin::parallel_for(0, n, [a](int i) { a[i] += 1; }); }); },
     [](double* out, int n) {
       in_pool([out, n] { forkjoin::parallel_for(0, n, [out](int i) { out[i] = imbalanced_iteration(i); }); });

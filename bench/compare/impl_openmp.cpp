@@ -1,5 +1,6 @@
 // impl_openmp.cpp: the workloads the way OpenMP users write them: task / taskwait inside
-// parallel + single for recursion, parallel for with the schedule a user would pick
+// parallel + single for recursion (tasks `untied`, as the usual fair-competitor rule
+// asks; libgomp accepts the clause), parallel for with the schedule a user would pick
 // (static for uniform loops, dynamic,1 for the imbalanced one), reduction(+).
 // Compiled with -fopenmp (libgomp).
 #include <omp.h>
@@ -13,12 +14,13 @@
 namespace forkjoin::bench {
 namespace {
 
+// Forks fib(n-2) and runs fib(n-1) itself, the same branches as forkjoin's join.
 std::uint64_t fib(int n) {
   if (n < 2) return static_cast<std::uint64_t>(n);
   std::uint64_t a = 0, b = 0;
-#pragma omp task shared(a)
-  a = fib(n - 1);
+#pragma omp task untied shared(b)
   b = fib(n - 2);
+  a = fib(n - 1);
 #pragma omp taskwait
   return a + b;
 }
@@ -27,7 +29,7 @@ std::uint64_t skynet(std::uint64_t first, std::uint64_t size) {
   if (size == 1) return first;
   std::array<std::uint64_t, 10> part{};
   for (std::uint64_t i = 0; i < 10; ++i) {
-#pragma omp task shared(part)
+#pragma omp task untied shared(part)
     part[i] = skynet(first + i * (size / 10), size / 10);
   }
 #pragma omp taskwait
@@ -41,7 +43,7 @@ long nqueens(queens_board col, int row, int n) {
   std::array<long, 16> part{};
   for (int c = 0; c < n; ++c) {
     if (!queen_safe(col, row, c)) continue;
-#pragma omp task shared(part) firstprivate(col)
+#pragma omp task untied shared(part) firstprivate(col)
     {
       col[static_cast<std::size_t>(row)] = static_cast<signed char>(c);
       part[static_cast<std::size_t>(c)] = nqueens(col, row + 1, n);
@@ -59,7 +61,7 @@ std::uint64_t uts_count(const uts::node& n) {
   std::uint64_t total = 1;
   std::array<std::uint64_t, uts::k_max_children> part{};
   for (int i = 0; i < c; ++i) {
-#pragma omp task shared(part, n)
+#pragma omp task untied shared(part, n)
     part[static_cast<std::size_t>(i)] = uts_count(uts::child(n, i));
   }
 #pragma omp taskwait
@@ -73,9 +75,9 @@ void quicksort(int* first, int* last) {
     return;
   }
   auto [mid1, mid2] = partition3(first, last);
-#pragma omp task
-  quicksort(first, mid1);
+#pragma omp task untied  // the upper part, as forkjoin's join forks it
   quicksort(mid2, last);
+  quicksort(first, mid1);
 #pragma omp taskwait
 }
 
@@ -93,13 +95,14 @@ const implementation k_impl{
     [](int threads) { omp_set_num_threads(threads); },
     [] {},
     [](int n) { return in_team([n] { return fib(n); }); },
+    nullptr,
     [](int depth) {
       std::uint64_t leaves = 1;
       for (int i = 0; i < depth; ++i) leaves *= 10;
       return in_team([leaves] { return skynet(0, leaves); });
     },
     [](int n) { return in_team([n] { return nqueens({}, 0, n); }); },
-    [] { return in_team([] { return uts_count(uts::root()); }); },
+    [](const uts::node& root) { return in_team([&root] { return uts_count(root); }); },
     [](int* a, int n) {
 #pragma omp parallel for schedule(static)
       for (int i = 0; i < n; ++i) a[i] += 1;

@@ -19,6 +19,7 @@ const implementation k_impl{
     nullptr,
     nullptr,
     nullptr,
+    nullptr,
     [](int* a, int n) { std::for_each(std::execution::par, a, a + n, [](int& x) { x += 1; }); },
     [](double* out, int n) {  // the index is the element's offset (iota_view is not a forward iterator for PSTL)
       std::for_each(std::execution::par, out, out + n,

@@ -23,10 +23,12 @@ namespace {
 
 std::unique_ptr<tbb::global_control> g_threads, g_stack;
 
+// parallel_invoke(f1, f2) spawns f1 and runs f2 itself: fib(n-2) is the forked branch,
+// as in forkjoin's join. It serves both the fib and the fib_invoke rows.
 std::uint64_t fib(int n) {
   if (n < 2) return static_cast<std::uint64_t>(n);
   std::uint64_t a = 0, b = 0;
-  tbb::parallel_invoke([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
+  tbb::parallel_invoke([&] { b = fib(n - 2); }, [&] { a = fib(n - 1); });
   return a + b;
 }
 
@@ -41,9 +43,10 @@ const implementation k_impl{
     },
     [] {},
     fib,
+    fib,
     [](int depth) { return skynet_tg<tbb::task_group>(0, skynet_leaves(depth)); },
     [](int n) { return nqueens_tg<tbb::task_group>({}, 0, n); },
-    [] { return uts_tg<tbb::task_group>(uts::root()); },
+    [](const uts::node& root) { return uts_tg<tbb::task_group>(root); },
     [](int* a, int n) {
       tbb::parallel_for(tbb::blocked_range<int>(0, n), [a](const tbb::blocked_range<int>& r) {
         for (int i = r.begin(); i < r.end(); ++i) a[i] += 1;

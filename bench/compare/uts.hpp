@@ -23,13 +23,15 @@ struct node {
   int depth;
 };
 
-inline node root() {
+// T1's root; depth > 0 places it deeper, which cuts the tree to k_max_depth - depth levels
+// (a small tree of the same shape, for the quick run).
+inline node root(int depth = 0) {
   std::uint8_t seed[20] = {};
   seed[16] = static_cast<std::uint8_t>(k_root_seed >> 24);
   seed[17] = static_cast<std::uint8_t>(k_root_seed >> 16);
   seed[18] = static_cast<std::uint8_t>(k_root_seed >> 8);
   seed[19] = static_cast<std::uint8_t>(k_root_seed);
-  return {sha1(seed, 20), 0};
+  return {sha1(seed, 20), depth};
 }
 
 inline node child(const node& parent, int i) {

@@ -88,6 +88,7 @@ const implementation k_serial{
     [](int) {},
     [] {},
     fib_serial,
+    fib_serial,
     [](int depth) {
       std::uint64_t leaves = 1;
       for (int i = 0; i < depth; ++i) leaves *= 10;
@@ -97,7 +98,7 @@ const implementation k_serial{
       queens_board col{};
       return nqueens_serial_at(col, 0, n);
     },
-    [] { return uts::count_serial(uts::root()); },
+    [](const uts::node& root) { return uts::count_serial(root); },
     [](int* a, int n) {
       for (int i = 0; i < n; ++i) a[i] += 1;
     },

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "uts.hpp"
+
 namespace forkjoin::bench {
 
 // Sizes: the full run, and --quick (tiny, answers still checked).
@@ -19,14 +21,14 @@ struct sizes {
   int skynet_depth;      // 10-ary tree; depth 6 = 1,000,000 leaves
   int nqueens_n;         // task_group per row
   int nqueens_big_n;     // full run only (0 = skip)
-  bool uts;              // UTS T1 (4,130,071 nodes)
+  int uts_root_depth;    // 0: UTS T1 (4,130,071 nodes); d > 0: T1's root placed at depth d (a small tree)
   std::size_t reduce_n;  // doubles summed
   int imbalanced_n;      // iteration i costs ~i units
   int matmul_n;          // n x n doubles
   std::size_t sort_n;    // ints
 };
-inline constexpr sizes k_full{32, 6, 12, 14, true, std::size_t{1} << 25, 2048, 1024, std::size_t{1} << 22};
-inline constexpr sizes k_quick{20, 4, 8, 0, false, std::size_t{1} << 16, 200, 64, std::size_t{1} << 14};
+inline constexpr sizes k_full{32, 6, 12, 14, 0, std::size_t{1} << 25, 2048, 1024, std::size_t{1} << 22};
+inline constexpr sizes k_quick{20, 4, 8, 0, 5, std::size_t{1} << 16, 200, 64, std::size_t{1} << 14};
 
 // Check values.
 std::uint64_t fib_expected(int n);
@@ -55,11 +57,12 @@ struct implementation {
   std::string name;
   void (*begin)(int threads);  // set the thread count (and keep it until end)
   void (*end)();
-  std::uint64_t (*fib)(int n);
+  std::uint64_t (*fib)(int n);         // binary recursion, no cutoff
+  std::uint64_t (*fib_invoke)(int n);  // the same through the runtime's parallel_invoke
   std::uint64_t (*skynet)(int depth);
   long (*nqueens)(int n);
-  std::uint64_t (*uts)();
-  void (*loop)(int* a, int n);  // a[i] += 1 for i in [0, n): called back to back
+  std::uint64_t (*uts)(const uts::node& root);  // nodes in the tree under root
+  void (*loop)(int* a, int n);                  // a[i] += 1 for i in [0, n): called back to back
   void (*imbalanced)(double* out, int n);
   double (*reduce)(const double* x, std::size_t n);
   void (*matmul)(const double* a, const double* b, double* c, int n);
