@@ -77,7 +77,9 @@ double process_cpu_seconds() {
 std::size_t cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 // Outside the timed region: lets workers that the previous call left spinning go to sleep.
+// After SkipWithError the timer must not be touched: callers leave the loop instead.
 void settle(benchmark::State& state) {
+  if (state.error_occurred()) return;
   state.PauseTiming();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   state.ResumeTiming();
@@ -108,6 +110,7 @@ void interleaved(benchmark::State& state, A a, B b, const char* a_name, const ch
       timed(state, a, &ta, "wrong answer (A)");
     }
     a_first = !a_first;
+    if (state.error_occurred()) return;
   }
   const auto n = static_cast<double>(state.iterations());
   state.counters[std::string(a_name) + "_ms"] = ta / n * 1e3;
@@ -169,7 +172,7 @@ void BM_WakeLatencyAfter20msIdle(benchmark::State& state) {
       return rendezvous_latency([&](auto& br) { arena.execute([&] { tbb::parallel_invoke(br, br); }); });
     };
     const auto [lf, lt] = in_order(fj_first, f, t);
-    if (lf < 0 || lt < 0) fail(state, "rendezvous: a branch did not run exactly once");
+    if (lf < 0 || lt < 0) return fail(state, "rendezvous: a branch did not run exactly once");
     tf += lf;
     tt += lt;
     fj_first = !fj_first;
@@ -197,7 +200,7 @@ void BM_IdleCpuIn500msAfterBurst(benchmark::State& state) {
     auto f = [&] { return idle_cpu_after([&] { return fj.run([] { return fib_forkjoin(25); }) == 75025; }); };
     auto t = [&] { return idle_cpu_after([&] { return arena.execute([] { return fib_tbb(25); }) == 75025; }); };
     const auto [xf, xt] = in_order(fj_first, f, t);
-    if (xf < 0 || xt < 0) fail(state, "wrong answer in burst");
+    if (xf < 0 || xt < 0) return fail(state, "wrong answer in burst");
     cf += xf;
     ct += xt;
     fj_first = !fj_first;
@@ -207,19 +210,34 @@ void BM_IdleCpuIn500msAfterBurst(benchmark::State& state) {
   state.counters["tbb_cpu_ms"] = ct / n * 1e3;
 }
 
-// Park latency: after a fib(25) burst on every core, the time until all background workers
-// are blocked on their futex (pool::num_parked), polled by the caller. Reports the median and
-// the largest over the iterations; a worker still awake after 1 s counts as 1 s.
+// k branches that each spin until `total` have started: they end together, on k threads.
+void all_arrive(std::atomic<int>& arrived, int total, int k) {
+  auto branch = [&] {
+    arrived.fetch_add(1);
+    while (arrived.load() < total) std::this_thread::yield();
+  };
+  if (k == 1) return branch();
+  forkjoin::join(branch, [&] { all_arrive(arrived, total, k - 1); });
+}
+
+// Park latency: every thread of the pool busy until the same moment (all_arrive), then the
+// time until all background workers have announced they are parked (pool::num_parked). The caller polls every 20 us of
+// sleep (a busy poll would take the CPU that a yielding worker hands over, and delay the very park it measures), so the
+// figure is an upper bound, coarse by the sleep's granularity (tens of us). Reports the median and the largest over the
+// iterations; a worker still awake after 1 s counts as 1 s.
 void BM_ParkLatencyAfterBurst(benchmark::State& state) {
   forkjoin::pool fj(cores());
   const std::size_t background = fj.num_threads() - 1;
   std::vector<double> lat;
   for (auto _ : state) {
     settle(state);
-    if (fj.run([] { return fib_forkjoin(25); }) != 75025) fail(state, "wrong answer in burst");
+    std::atomic<int> arrived{0};
+    const int total = static_cast<int>(fj.num_threads());
+    fj.run([&] { all_arrive(arrived, total, total); });
+    if (arrived.load() != total) return fail(state, "a branch did not run exactly once");
     const auto t0 = clock_type::now();
-    while (fj.num_parked() < background && seconds_since(t0) < 1.0) {
-    }
+    while (fj.num_parked() < background && seconds_since(t0) < 1.0)
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
     lat.push_back(seconds_since(t0));
   }
   std::sort(lat.begin(), lat.end());
