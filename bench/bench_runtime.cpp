@@ -85,21 +85,36 @@ void settle(benchmark::State& state) {
   state.ResumeTiming();
 }
 
-// A timed call of f (which returns whether its answer was right); adds its time to *total.
+double thread_cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+struct totals {
+  double wall = 0, cpu = 0;  // cpu: the calling thread's CPU time
+};
+
+// A timed call of f (which returns whether its answer was right); adds its wall time and
+// the calling thread's CPU time to *total.
 template <class F>
-void timed(benchmark::State& state, F& f, double* total, const char* wrong) {
+void timed(benchmark::State& state, F& f, totals* total, const char* wrong) {
   settle(state);
+  const double c0 = thread_cpu_seconds();
   const auto t0 = clock_type::now();
   const bool ok = f();
-  *total += seconds_since(t0);
+  total->wall += seconds_since(t0);
+  total->cpu += thread_cpu_seconds() - c0;
   if (!ok) fail(state, wrong);
 }
 
 // Interleaved pair: A and B once each per iteration, the order alternating; reports both
-// mean times and B/A.
+// mean wall times and B/A. With cpu_ratio, also B/A in the calling thread's CPU time, which
+// is what a 1-thread pair spends, and which other processes on a loaded machine disturb far
+// less than wall time (they preempt the thread but do not add to its CPU time).
 template <class A, class B>
-void interleaved(benchmark::State& state, A a, B b, const char* a_name, const char* b_name) {
-  double ta = 0, tb = 0;
+void interleaved(benchmark::State& state, A a, B b, const char* a_name, const char* b_name, bool cpu_ratio = false) {
+  totals ta, tb;
   bool a_first = true;
   for (auto _ : state) {
     if (a_first) {
@@ -113,16 +128,22 @@ void interleaved(benchmark::State& state, A a, B b, const char* a_name, const ch
     if (state.error_occurred()) return;
   }
   const auto n = static_cast<double>(state.iterations());
-  state.counters[std::string(a_name) + "_ms"] = ta / n * 1e3;
-  state.counters[std::string(b_name) + "_ms"] = tb / n * 1e3;
-  state.counters[std::string(b_name) + "_over_" + a_name] = tb / ta;
+  state.counters[std::string(a_name) + "_ms"] = ta.wall / n * 1e3;
+  state.counters[std::string(b_name) + "_ms"] = tb.wall / n * 1e3;
+  state.counters[std::string(b_name) + "_over_" + a_name] = tb.wall / ta.wall;
+  if (cpu_ratio) {
+    state.counters[std::string(a_name) + "_cpu_ms"] = ta.cpu / n * 1e3;
+    state.counters[std::string(b_name) + "_cpu_ms"] = tb.cpu / n * 1e3;
+    state.counters[std::string(b_name) + "_over_" + a_name + "_cpu"] = tb.cpu / ta.cpu;
+  }
 }
 
+// pool(1) has no background thread: the caller runs all of fib, so its CPU time is T1.
 void BM_FibWorkOverhead_T1_over_Ts(benchmark::State& state) {
   forkjoin::pool one(1);
   interleaved(
       state, [] { return fib_serial_opaque(k_fib_n) == k_fib_check; },
-      [&] { return one.run([] { return fib_forkjoin(k_fib_n); }) == k_fib_check; }, "serial", "forkjoin1");
+      [&] { return one.run([] { return fib_forkjoin(k_fib_n); }) == k_fib_check; }, "serial", "forkjoin1", true);
 }
 
 void BM_FibAllCores_TbbVsForkjoin(benchmark::State& state) {

@@ -23,6 +23,7 @@ def load(path):
     with open(path) as f:
         data = json.load(f)
     times = defaultdict(list)  # (workload, impl, threads) -> [ms]
+    cpu = defaultdict(list)  # the same, CPU time of the benchmark's thread
     errors = []
     for b in data["benchmarks"]:
         if b.get("run_type") != "iteration":
@@ -33,13 +34,15 @@ def load(path):
             errors.append(f'{b["run_name"]}: {b.get("error_message", "")}')
             continue
         times[(workload, impl, threads)].append(b["real_time"] * UNIT_MS[b["time_unit"]])
-    return data["context"], times, errors
+        cpu[(workload, impl, threads)].append(b["cpu_time"] * UNIT_MS[b["time_unit"]])
+    return data["context"], times, cpu, errors
 
 
 def main():
     src, out = sys.argv[1], sys.argv[2]
-    ctx, times, errors = load(src)
+    ctx, times, cpu, errors = load(src)
     med = {k: statistics.median(v) for k, v in times.items()}
+    med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     reps = max((len(v) for v in times.values()), default=0)
     order = ["fib", "fib_invoke", "skynet", "nqueens", "nqueens14", "uts_t1", "uts_small", "loop_1k", "loop_100k", "imbalanced", "reduce",
              "matmul", "sort", "idle_cpu_500ms", "wake_latency"]
@@ -89,7 +92,7 @@ def main():
     lines.append("sort compares algorithms as well as runtimes: forkjoin and OpenMP run the same three-way "
                  "quicksort (partition3), oneTBB runs tbb::parallel_sort and std::par runs libstdc++'s "
                  "std::sort(par).")
-    lines += [""] + overhead_lines(med, ctx)
+    lines += [""] + overhead_lines(med, med_cpu, ctx)
     table = "\n".join(lines) + "\n"
     with open(os.path.join(out, "compare.md"), "w") as f:
         f.write(table)
@@ -136,8 +139,10 @@ def main():
     return 0
 
 
-def overhead_lines(med, ctx):
-    """T1/Ts (forkjoin at 1 thread / serial, same run) and forkjoin's 2-thread speedup."""
+def overhead_lines(med, med_cpu, ctx):
+    """T1/Ts (forkjoin at 1 thread / serial, same run), in wall time and in the CPU time of
+    the benchmark's thread (at 1 thread that thread does all the work; CPU time is what
+    other processes on a loaded machine disturb least), and forkjoin's 2-thread speedup."""
     n = ctx.get("fib_n", "n")
     out = ["| figure | value | from |", "|---|---|---|"]
     for w, what in (("fib", "join"), ("fib_invoke", "parallel_invoke")):
@@ -145,6 +150,10 @@ def overhead_lines(med, ctx):
         if fj1 and ser:
             out.append(f"| fib({n}) T1/Ts ({what}) | **{fj1 / ser:.2f}** | forkjoin 1 thread {fj1:.3g} ms / "
                        f"serial {ser:.3g} ms |")
+        c1, cs = med_cpu.get((w, "forkjoin", 1)), med_cpu.get((w, "serial", 1))
+        if c1 and cs:
+            out.append(f"| fib({n}) T1/Ts ({what}), CPU time | **{c1 / cs:.2f}** | forkjoin 1 thread {c1:.3g} ms / "
+                       f"serial {cs:.3g} ms |")
         if fj1 and fj2:
             out.append(f"| fib({n}) speedup at 2 threads ({what}) | **{fj1 / fj2:.2f}** | forkjoin 1 thread "
                        f"{fj1:.3g} ms / 2 threads {fj2:.3g} ms |")
