@@ -4,9 +4,11 @@
 // Frame lifetime: forkjoin/DESIGN.md [P-JOIN].
 #pragma once
 
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -120,23 +122,55 @@ auto join(F&& f, G&& g) {
   return detail::join_in_worker(*w, f, g);
 }
 
+namespace detail {
+// join of two callables whose results parallel_invoke discards. A callable returning void
+// is passed as it is (no wrapper frame, no extra indirection on the hot path).
+template <class F, class G>
+void join_discarding(F& f, G& g) {
+  if constexpr (!std::is_void_v<std::invoke_result_t<F&>>) {
+    auto f_void = [&f] { static_cast<void>(std::invoke(f)); };
+    join_discarding(f_void, g);
+  } else if constexpr (!std::is_void_v<std::invoke_result_t<G&>>) {
+    auto g_void = [&g] { static_cast<void>(std::invoke(g)); };
+    join_discarding(f, g_void);
+  } else {
+    worker* w = tls_worker;
+    if (w == nullptr) [[unlikely]]
+      join_from_outside(f, g);
+    else
+      join_in_worker(*w, f, g);
+  }
+}
+
+// parallel_invoke's balanced split of fs[B, E): the left half is join's f, so the
+// leftmost exception wins as in join.
+template <std::size_t B, std::size_t E, class Tuple>
+void invoke_range(Tuple& fs) {
+  if constexpr (E - B == 1) {
+    std::invoke(std::get<B>(fs));
+  } else if constexpr (E - B == 2) {
+    join_discarding(std::get<B>(fs), std::get<B + 1>(fs));
+  } else {
+    constexpr std::size_t m = B + (E - B) / 2;
+    auto left = [&fs] { invoke_range<B, m>(fs); };
+    auto right = [&fs] { invoke_range<m, E>(fs); };
+    join_discarding(left, right);
+  }
+}
+}  // namespace detail
+
 /// Runs every callable, possibly in parallel; returns when all are done. Exceptions as in
-/// join: all run, the leftmost exception is rethrown.
+/// join: all run, the leftmost exception is rethrown. The callables are split in halves,
+/// so n callables nest log2(n) joins deep.
 template <class... F>
 void parallel_invoke(F&&... fs) {
-  if constexpr (sizeof...(F) == 0) {
-    return;
-  } else if constexpr (sizeof...(F) == 1) {
+  if constexpr (sizeof...(F) == 1) {
     (std::invoke(fs), ...);
-  } else {
-    auto split = [](auto& self, auto&& first, auto&&... rest) -> void {
-      if constexpr (sizeof...(rest) == 0) {
-        std::invoke(first);
-      } else {
-        join([&] { std::invoke(first); }, [&] { self(self, rest...); });
-      }
-    };
-    split(split, fs...);
+  } else if constexpr (sizeof...(F) == 2) {
+    detail::join_discarding(fs...);
+  } else if constexpr (sizeof...(F) > 2) {
+    auto refs = std::forward_as_tuple(fs...);
+    detail::invoke_range<0, sizeof...(F)>(refs);
   }
 }
 
