@@ -19,20 +19,26 @@ class backoff {
  public:
   static constexpr std::chrono::microseconds k_yield_time_limit{1000};
   explicit backoff(const pool_options& o) noexcept : spin_(o.spin_time), yield_rounds_(o.yield_rounds) { reset(); }
+  // Cheap: the clock starts at the first step(), not here. A helping wait resets after
+  // every job it runs, and clock_gettime costs tens of nanoseconds (far more on some VMs).
   void reset() noexcept {
-    start_ = std::chrono::steady_clock::now();
+    started_ = false;
     yields_left_ = yield_rounds_;
   }
   // False once the budget is spent: time to park.
   bool step() noexcept {
-    if (std::chrono::steady_clock::now() - start_ < spin_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!started_) {
+      start_ = now;
+      started_ = true;
+    }
+    if (now - start_ < spin_) {
       for (int i = 0; i < 16; ++i) cpu_relax();
       return true;
     }
     // On a busy machine each yield may hand over a whole time slice: cap the yield phase
-    // in time too, so that idle workers still park within milliseconds (issue 5: < 10 ms,
-    // test IdleWorkersParkWithin10msAndBurnUnderOnePercent).
-    if (yields_left_ == 0 || std::chrono::steady_clock::now() - start_ > spin_ + k_yield_time_limit) return false;
+    // in time too, so that idle workers still park within milliseconds.
+    if (yields_left_ == 0 || now - start_ > spin_ + k_yield_time_limit) return false;
     --yields_left_;
     sched_yield();
     return true;
@@ -42,6 +48,7 @@ class backoff {
   std::chrono::nanoseconds spin_;
   unsigned yield_rounds_;
   std::chrono::steady_clock::time_point start_;
+  bool started_ = false;
   unsigned yields_left_ = 0;
 };
 
@@ -212,6 +219,19 @@ void wait_for_join(worker& w, join_latch& latch, const job_header& stolen) noexc
   w.pool_->help_until(
       w, stolen.stolen_by.load(std::memory_order_relaxed),  // leapfrog: the thief first
       [&latch] { return latch.probe(); }, [&latch] { return latch.try_announce_sleep(); });
+}
+
+bool reclaim_join_job(worker& w, job_header& job, join_latch& latch) noexcept {
+  // Jobs above `job` are ones f left behind (task_group children whose group outlives f):
+  // run them here; `job` is beneath them unless a thief took it.
+  job_header* back = w.deque_.pop();
+  while (back != nullptr && back != &job) {
+    back->execute(back);
+    back = w.deque_.pop();
+  }
+  if (back == &job) return true;
+  if (!latch.probe()) wait_for_join(w, latch, job);
+  return false;
 }
 
 void wait_for_group(worker& w, count_latch& latch) noexcept {

@@ -4,9 +4,11 @@
 // Frame lifetime: forkjoin/DESIGN.md [P-JOIN].
 #pragma once
 
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -27,7 +29,7 @@ class join_job : public job_header {
   // Owner took the job back: run g inline, no latch.
   void run_inline() noexcept { run_body(); }
   join_latch& latch() noexcept { return latch_; }
-  std::optional<std::exception_ptr>& error() noexcept { return error_; }
+  const error_slot& error() const noexcept { return error_; }
   result_slot<result_type>& result() noexcept { return result_; }
 
  private:
@@ -40,15 +42,15 @@ class join_job : public job_header {
     try {
       result_.emplace_from(g_);
     } catch (...) {
-      error_ = std::current_exception();
+      error_.capture_current();
     }
   }
 
   G& g_;
   result_slot<result_type> result_;
-  // optional: its destructor is an inline test, where ~exception_ptr is an out-of-line call
-  // on join's hot path (measured: about 1 ns per join in bench_runtime's fib).
-  std::optional<std::exception_ptr> error_;
+  // error_slot: its destructor is an inline test, where ~exception_ptr is an out-of-line
+  // call on join's hot path.
+  error_slot error_;
   join_latch latch_;
 };
 
@@ -68,36 +70,35 @@ auto join_in_worker(worker& w, F& f, G& g) {
   }
 
   result_slot<rf_type> rf;
-  std::optional<std::exception_ptr> error_f;
+  error_slot error_f;
   try {
     rf.emplace_from(f);
   } catch (...) {
-    error_f = std::current_exception();  // g still runs: its frame references ours
+    error_f.capture_current();  // g still runs: its frame references ours
   }
 
-  job_header* back = w.deque_.pop();
-  if (back == &job_g) [[likely]] {
+  // [P-DEQUE Reclaim] nobody published job_g, so nobody can have stolen it. The worker is
+  // read again from the thread rather than kept in a register across f (the same slot).
+  worker& wb = *tls_worker;
+  if (wb.deque_.take_back_private(&job_g) || reclaim_join_job(wb, job_g, job_g.latch())) [[likely]]
     job_g.run_inline();
-  } else {
-    // Jobs above job_g are ones f left behind (task_group children whose group outlives f):
-    // run them here; job_g is beneath them unless a thief took it.
-    while (back != nullptr && back != &job_g) {
-      back->execute(back);
-      back = w.deque_.pop();
-    }
-    if (back == &job_g)
-      job_g.run_inline();
-    else if (!job_g.latch().probe())
-      wait_for_join(w, job_g.latch(), job_g);
-  }
-  if (error_f) std::rethrow_exception(*error_f);  // f's exception wins when both threw
-  if (job_g.error()) std::rethrow_exception(*job_g.error());
+  if (error_f.has_value()) [[unlikely]]
+    error_f.rethrow();  // f's exception wins when both threw
+  if (job_g.error().has_value()) [[unlikely]]
+    job_g.error().rethrow();
   if constexpr (std::is_void_v<rf_type> && std::is_void_v<rg_type>) {
     return;
   } else {
     using pair_type = std::pair<typename result_slot<rf_type>::value_type, typename result_slot<rg_type>::value_type>;
     return pair_type(rf.take(), job_g.result().take());
   }
+}
+
+// join called from outside every pool: runs it in default_pool(). Out of line so that the
+// caller's frame on the hot path does not carry run()'s machinery.
+template <class F, class G>
+FORKJOIN_NOINLINE auto join_from_outside(F& f, G& g) {
+  return default_pool().run([&] { return join_in_worker(*tls_worker, f, g); });
 }
 
 // join for the loop engine: always publishes g (see join_in_worker). Worker threads only.
@@ -117,27 +118,59 @@ template <class F, class G>
 auto join(F&& f, G&& g) {
   detail::worker* w = detail::tls_worker;
   if (w == nullptr) [[unlikely]]
-    return default_pool().run([&] { return detail::join_in_worker(*detail::tls_worker, f, g); });
+    return detail::join_from_outside(f, g);
   return detail::join_in_worker(*w, f, g);
 }
 
+namespace detail {
+// join of two callables whose results parallel_invoke discards. A callable returning void
+// is passed as it is (no wrapper frame, no extra indirection on the hot path).
+template <class F, class G>
+void join_discarding(F& f, G& g) {
+  if constexpr (!std::is_void_v<std::invoke_result_t<F&>>) {
+    auto f_void = [&f] { static_cast<void>(std::invoke(f)); };
+    join_discarding(f_void, g);
+  } else if constexpr (!std::is_void_v<std::invoke_result_t<G&>>) {
+    auto g_void = [&g] { static_cast<void>(std::invoke(g)); };
+    join_discarding(f, g_void);
+  } else {
+    worker* w = tls_worker;
+    if (w == nullptr) [[unlikely]]
+      join_from_outside(f, g);
+    else
+      join_in_worker(*w, f, g);
+  }
+}
+
+// parallel_invoke's balanced split of fs[B, E): the left half is join's f, so the
+// leftmost exception wins as in join.
+template <std::size_t B, std::size_t E, class Tuple>
+void invoke_range(Tuple& fs) {
+  if constexpr (E - B == 1) {
+    std::invoke(std::get<B>(fs));
+  } else if constexpr (E - B == 2) {
+    join_discarding(std::get<B>(fs), std::get<B + 1>(fs));
+  } else {
+    constexpr std::size_t m = B + (E - B) / 2;
+    auto left = [&fs] { invoke_range<B, m>(fs); };
+    auto right = [&fs] { invoke_range<m, E>(fs); };
+    join_discarding(left, right);
+  }
+}
+}  // namespace detail
+
 /// Runs every callable, possibly in parallel; returns when all are done. Exceptions as in
-/// join: all run, the leftmost exception is rethrown.
+/// join: all run, the leftmost exception is rethrown. The callables are split in halves,
+/// so n callables nest log2(n) joins deep.
 template <class... F>
 void parallel_invoke(F&&... fs) {
-  if constexpr (sizeof...(F) == 0) {
-    return;
-  } else if constexpr (sizeof...(F) == 1) {
+  if constexpr (sizeof...(F) == 1) {
     (std::invoke(fs), ...);
-  } else {
-    auto split = [](auto& self, auto&& first, auto&&... rest) -> void {
-      if constexpr (sizeof...(rest) == 0) {
-        std::invoke(first);
-      } else {
-        join([&] { std::invoke(first); }, [&] { self(self, rest...); });
-      }
-    };
-    split(split, fs...);
+  } else if constexpr (sizeof...(F) == 2) {
+    detail::join_discarding(fs...);
+  } else if constexpr (sizeof...(F) > 2) {
+    auto refs = std::forward_as_tuple(fs...);
+    detail::invoke_range<0, sizeof...(F)>(refs);
   }
 }
 

@@ -36,7 +36,10 @@ class chase_lev_deque {
     std::int64_t cap = 2;
     while (cap < initial_capacity) cap *= 2;
     retired_.reserve(64);  // 64 doublings outgrow the address space: push_back never reallocates.
-    ring_.store(new ring(cap), std::memory_order_relaxed);
+    ring* r = new ring(cap);
+    slots_ = r->slots.get();
+    mask_ = r->mask;
+    ring_.store(r, std::memory_order_relaxed);
   }
   chase_lev_deque(const chase_lev_deque&) = delete;
   chase_lev_deque& operator=(const chase_lev_deque&) = delete;
@@ -46,16 +49,28 @@ class chase_lev_deque {
   }
 
   // Owner thread only. Appends x to the private part: invisible to thieves until publish().
-  // Allocates a bigger ring when full; on bad_alloc the deque is unchanged.
-  void push_private(T x) {
-    std::int64_t h = head_;
-    std::int64_t t = top_.load(
-        std::memory_order_acquire);  // [P-DEQUE P1] pairs with S5's CAS: a slot is reused only after its thief read it
-    ring* r = ring_.load(std::memory_order_relaxed);
-    if (h - t > r->mask) [[unlikely]]
-      r = grow(r, t, h);
-    r->put(h, x);  // [P-DEQUE P2]
+  // Returns x's index, for take_back_private. Allocates a bigger ring when full; on
+  // bad_alloc the deque is unchanged. The common path touches only the owner's line.
+  std::int64_t push_private(T x) {
+    const std::int64_t h = head_;
+    if (h - top_seen_ > mask_) [[unlikely]]
+      make_room(h);
+    slots_[h & mask_].store(x, std::memory_order_relaxed);  // [P-DEQUE P2]
     head_ = h + 1;
+    return h;
+  }
+
+  // Owner thread only. Takes back x if it is the newest element and still private: then
+  // no thief can have seen it, and taking it back costs plain loads and one store
+  // [P-DEQUE Reclaim]. False otherwise (x was published, or elements pushed after it are
+  // still here): use pop().
+  bool take_back_private(T x) noexcept {
+    const std::int64_t h = head_ - 1;
+    if (h < bottom_.load(std::memory_order_relaxed) || slots_[h & mask_].load(std::memory_order_relaxed) != x)
+        [[unlikely]]
+      return false;
+    head_ = h;
+    return true;
   }
 
   // Owner thread only. Makes every private element stealable.
@@ -76,7 +91,7 @@ class chase_lev_deque {
     std::int64_t h = head_;
     if (h > bottom_.load(std::memory_order_relaxed)) {  // private part non-empty: no thief can see it
       head_ = h - 1;
-      return ring_.load(std::memory_order_relaxed)->get(h - 1);
+      return slots_[(h - 1) & mask_].load(std::memory_order_relaxed);
     }
     return pop_public();
   }
@@ -135,20 +150,27 @@ class chase_lev_deque {
     }
   };
 
-  FORKJOIN_NOINLINE ring* grow(ring* old, std::int64_t t, std::int64_t h) {
+  // The owner's cached top_seen_ says the ring looks full: read top again [P-DEQUE P1],
+  // and grow only if thieves have not freed a slot since.
+  FORKJOIN_NOINLINE void make_room(std::int64_t h) {
+    const std::int64_t t = top_.load(
+        std::memory_order_acquire);  // [P-DEQUE P1] pairs with S5's CAS: a slot is reused only after its thief read it
+    top_seen_ = t;
+    if (h - t <= mask_) return;
+    ring* old = ring_.load(std::memory_order_relaxed);
     auto fresh = std::make_unique<ring>(2 * (old->mask + 1));  // may throw: nothing changed yet
     for (std::int64_t i = t; i < h; ++i) fresh->put(i, old->get(i));
     perturb_point();
     retired_.push_back(old);  // cannot throw: capacity reserved in the constructor
+    slots_ = fresh->slots.get();
+    mask_ = fresh->mask;
     ring_.store(
-        fresh.get(),
+        fresh.release(),
         std::memory_order_release);  // [P-DEQUE grow] pairs with S4; errata 1: callers continue with the new ring
-    return fresh.release();
   }
 
   FORKJOIN_NOINLINE T pop_public() noexcept {
     std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
-    ring* r = ring_.load(std::memory_order_relaxed);
     bottom_.store(b, std::memory_order_relaxed);            // [P-DEQUE T1] reserve slot b
     seq_cst_fence();                                        // [P-DEQUE T2] StoreLoad; pairs with S2 in steal
     std::int64_t t = top_.load(std::memory_order_relaxed);  // [P-DEQUE T3]
@@ -157,7 +179,7 @@ class chase_lev_deque {
       head_ = b + 1;
       return T{};
     }
-    T x = r->get(b);
+    T x = slots_[b & mask_].load(std::memory_order_relaxed);
     if (t == b) {
       bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                               std::memory_order_relaxed);  // [P-DEQUE T4] pairs with S5
@@ -177,7 +199,10 @@ class chase_lev_deque {
   std::atomic<ring*> ring_{nullptr};
   // Owner-only line.
   alignas(k_cache_line) std::int64_t head_ = 0;  // end of the private part; head_ >= bottom_
-  std::vector<ring*> retired_;                   // old rings live until the deque dies (errata 5)
+  std::int64_t top_seen_ = 0;                    // a past value of top_ (<= top_): the owner's room check
+  std::atomic<T>* slots_ = nullptr;              // the current ring's slots and mask, for the owner
+  std::int64_t mask_ = 0;
+  std::vector<ring*> retired_;  // old rings live until the deque dies (errata 5)
 };
 
 }  // namespace forkjoin::detail

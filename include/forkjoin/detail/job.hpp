@@ -18,39 +18,81 @@ struct job_header {
   using execute_fn = void (*)(job_header*) noexcept;
   explicit job_header(execute_fn fn) noexcept : execute(fn) {}
   execute_fn execute;
-  job_header* next = nullptr;  // link in the injection queue; touched only under its mutex
+  // Link in the injection queue: written by injector::push before any read, under its mutex.
+  // Left uninitialised elsewhere: join pushes a job per fork and pays for every store.
+  job_header* next;
   // Index of the worker that stole this job, -1 while not stolen. A hint for the waiter
   // (leapfrogging: steal back from the thief first); relaxed, never used for correctness.
   std::atomic<std::int32_t> stolen_by{-1};
 };
 
+// An exception a branch may have thrown, or nothing. Like std::optional<std::exception_ptr>
+// but with the flag in a byte of its own: optional's default construction zeroes the
+// flag with a 16-byte vector store, and the byte load that tests it later cannot be
+// forwarded from that store on some cores (a stall on every join).
+class error_slot {
+ public:
+  error_slot() noexcept {}
+  error_slot(const error_slot&) = delete;
+  error_slot& operator=(const error_slot&) = delete;
+  ~error_slot() {
+    if (engaged_) error_.~exception_ptr();
+  }
+  // Inside a catch handler only.
+  void capture_current() noexcept {
+    ::new (static_cast<void*>(&error_)) std::exception_ptr(std::current_exception());
+    engaged_ = true;
+  }
+  bool has_value() const noexcept { return engaged_; }
+  [[noreturn]] void rethrow() const { std::rethrow_exception(error_); }
+
+ private:
+  union {
+    std::exception_ptr error_;
+  };
+  bool engaged_ = false;
+};
+
 // Storage for a callable's result: void becomes std::monostate, a reference is kept as a
-// reference_wrapper, anything else as an optional so no default constructor is needed.
+// reference_wrapper, anything else in place so no default constructor is needed. take() is
+// called only after emplace_from returned normally (callers rethrow first). A trivially
+// destructible result needs no "engaged" flag: nothing is stored or tested on the hot path.
 template <class R>
 class result_slot {
   using stored = std::conditional_t<
       std::is_void_v<R>, std::monostate,
       std::conditional_t<std::is_reference_v<R>, std::reference_wrapper<std::remove_reference_t<R>>, R>>;
+  static constexpr bool k_needs_flag = !std::is_trivially_destructible_v<stored>;
 
  public:
   using value_type = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
+
+  result_slot() noexcept {}
+  result_slot(const result_slot&) = delete;
+  result_slot& operator=(const result_slot&) = delete;
+  ~result_slot() {
+    if constexpr (k_needs_flag) {
+      if (engaged_) value_.~stored();
+    }
+  }
 
   template <class F>
   void emplace_from(F& f) {
     if constexpr (std::is_void_v<R>) {
       std::invoke(f);
-      value_.emplace();
+      ::new (static_cast<void*>(&value_)) stored();
     } else {
-      value_.emplace(std::invoke(f));
+      ::new (static_cast<void*>(&value_)) stored(std::invoke(f));
     }
+    if constexpr (k_needs_flag) engaged_ = true;
   }
   value_type take() {
     if constexpr (std::is_void_v<R>)
       return {};
     else if constexpr (std::is_reference_v<R>)
-      return value_->get();
+      return value_.get();
     else
-      return std::move(*value_);
+      return std::move(value_);
   }
   R take_as_returned() {
     if constexpr (std::is_void_v<R>)
@@ -60,7 +102,12 @@ class result_slot {
   }
 
  private:
-  std::optional<stored> value_;
+  struct empty {};
+  union {
+    empty none_{};
+    stored value_;
+  };
+  [[no_unique_address]] std::conditional_t<k_needs_flag, bool, empty> engaged_{};
 };
 
 }  // namespace forkjoin::detail

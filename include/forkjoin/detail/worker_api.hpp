@@ -144,6 +144,10 @@ class count_latch {
 };
 
 void wait_for_join(worker& w, join_latch& latch, const job_header& stolen) noexcept;
+// join's slow path, when take_back_private failed: runs the jobs above `job` that f left
+// behind, then takes `job` back (true: the caller runs it inline) or, if a thief took it,
+// helps until its latch is set (false).
+bool reclaim_join_job(worker& w, job_header& job, join_latch& latch) noexcept;
 void wait_for_group(worker& w, count_latch& latch) noexcept;
 void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept;
 
