@@ -1,8 +1,9 @@
 // perturb.cpp: schedule perturbation for tests (FORKJOIN_PERTURB=1). With probability
 // 1/64 per call, yield or sleep 1-50 us; the per-thread generator is seeded from
 // FORKJOIN_PERTURB_SEED (default 1) and the thread's creation order, so a failing
-// schedule family can be replayed. The figures follow correctness.md's Tier 1 plan.
-#include "perturb.hpp"
+// schedule family can be replayed. perturb_point is declared in detail/config.hpp, a no-op
+// unless FORKJOIN_PERTURB is set.
+#include "forkjoin/detail/config.hpp"
 
 #if FORKJOIN_PERTURB
 #include <sched.h>
@@ -12,6 +13,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <thread>
+
+#include "forkjoin/detail/xorshift.hpp"
 
 namespace forkjoin::detail {
 
@@ -24,11 +27,9 @@ std::atomic<std::uint64_t> g_thread_counter{0};
 }  // namespace
 
 void perturb_point() noexcept {
-  thread_local std::uint64_t state =
-      (seed_base() + 0x9E3779B97F4A7C15ull * (g_thread_counter.fetch_add(1, std::memory_order_relaxed) + 1)) | 1;
-  state ^= state << 13;
-  state ^= state >> 7;
-  state ^= state << 17;
+  thread_local xorshift64 rng =
+      xorshift64::for_stream(g_thread_counter.fetch_add(1, std::memory_order_relaxed), seed_base());
+  const std::uint64_t state = rng.next();
   if ((state & 63) != 0) return;
   if ((state >> 6) & 1) {
     sched_yield();

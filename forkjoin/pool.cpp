@@ -45,7 +45,7 @@ std::size_t default_thread_count() {
 
 struct thread_start {
   pool_impl* pool;
-  worker* slot;
+  worker_slot* slot;
   std::string name;
   int cpu;
 };
@@ -60,7 +60,7 @@ void* thread_entry(void* arg) {
     pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
   }
   pool_impl* p = start->pool;
-  worker* w = start->slot;
+  worker_slot* w = start->slot;
   start.reset();
   p->worker_main(*w);
   return nullptr;
@@ -111,17 +111,24 @@ void register_fork_handler() {
 
 std::uint32_t current_fork_generation() noexcept { return g_fork_generation.load(std::memory_order_relaxed); }
 
-pool_impl::pool_impl(const pool_options& options) : options_(options) {
+namespace {
+pool_options resolve_thread_count(pool_options o) {
+  std::size_t n = o.num_threads == 0 ? default_thread_count() : o.num_threads;
+  if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
+  o.num_threads = n;
+  return o;
+}
+}  // namespace
+
+pool_impl::pool_impl(const pool_options& options)
+    : options_(resolve_thread_count(options)), sleep_(options_.num_threads, *this) {
   register_fork_handler();
   fork_generation_ = current_fork_generation();
-  std::size_t n = options_.num_threads == 0 ? default_thread_count() : options_.num_threads;
-  if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
-  options_.num_threads = n;
+  const std::size_t n = options_.num_threads;
   slots_.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
-    slots_.push_back(
-        std::make_unique<worker>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n), &idle_));
-  sleepers_.reserve(n);
+    slots_.push_back(std::make_unique<worker_slot>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n),
+                                                   &sleep_.word()));
 
   const std::vector<int> cpus = options_.pin_threads ? allowed_cpus() : std::vector<int>{};
   pthread_attr_t attr;
@@ -135,23 +142,20 @@ pool_impl::pool_impl(const pool_options& options) : options_(options) {
                                                              cpus.empty() ? -1 : cpus[i % cpus.size()]});
     // [INV-COUNT] a worker starts counted as searching, as if just woken: pushers made
     // before it runs see an idle worker and publish [P-POST Publish], and it searches first.
-    slots_[i]->searching_ = true;
-    idle_.fetch_add(k_searching_one,
-                    std::memory_order_relaxed);  // relaxed: thread creation orders it before the worker runs
+    sleep_.start_searching_at_launch(slots_[i]->sleep_);
     pthread_t t;
     error = pthread_create(&t, &attr, &thread_entry, start.get());
     if (error == 0) {
       start.release();
       threads_.push_back(t);
     } else {
-      slots_[i]->searching_ = false;
-      idle_.fetch_sub(k_searching_one, std::memory_order_relaxed);
+      sleep_.cancel_launch(slots_[i]->sleep_);
     }
   }
   pthread_attr_destroy(&attr);
   if (error != 0) {                                    // no leaked threads: stop and join the ones that started
     shutdown_.store(true, std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load
-    wake_all();
+    sleep_.wake_all();
     for (pthread_t t : threads_) pthread_join(t, nullptr);
     throw std::system_error(error, std::generic_category(), "forkjoin: cannot start worker thread");
   }
@@ -164,13 +168,13 @@ pool_impl::~pool_impl() {
                   "a pool was destroyed from one of its own tasks (it would have to join itself)");
   shutdown_.store(true,
                   std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load in ReadJob
-  wake_all();                                  // [P-TERM Wake]
+  sleep_.wake_all();                           // [P-TERM Wake]
   for (pthread_t t : threads_) pthread_join(t, nullptr);  // [P-TERM Join] workers leave only when drained
 }
 
 void pool_impl::inject(job_header* j) {
-  injector_.push(j);       // [P-POST PushJob]
-  notify_external_work();  // [P-POST PushFence, ReadSleepers]
+  injector_.push(j);              // [P-POST PushJob]
+  sleep_.notify_external_work();  // [P-POST PushFence, ReadSleepers]
 }
 
 void inject_job(pool_impl& p, job_header* j) { p.inject(j); }
@@ -191,10 +195,9 @@ void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
   }
   if (!own_slot) external_slot_.lock();  // one slot only: wait for it
   std::lock_guard<std::mutex> release(external_slot_, std::adopt_lock);
-  worker& w = *slots_[0];
+  worker_slot& w = *slots_[0];
   worker* outer = tls_worker;  // a worker of another pool, or nullptr
   tls_worker = &w;
-  if (w.rng_ == 0) w.rng_ = 0x2545F4914F6CDD1Dull;
   w.steal_limit_ = steal_limit_of_this_thread();
   job.execute(&job);
   while (job_header* left = w.deque_.pop()) left->execute(left);  // defensive: leave the slot empty
@@ -220,17 +223,17 @@ pool::pool(const pool_options& options) : impl_(std::make_unique<detail::pool_im
 pool::~pool() = default;
 
 std::size_t pool::num_threads() const noexcept { return impl_->num_threads(); }
-std::size_t pool::num_sleeping() const noexcept { return impl_->num_sleeping(); }
-std::size_t pool::num_parked() const noexcept { return impl_->num_parked(); }
+std::size_t pool::num_sleeping() const noexcept { return impl_->sleep().counts().sleeping; }
+std::size_t pool::num_parked() const noexcept { return impl_->sleep().num_parked(); }
 
 pool::stats pool::statistics() const noexcept {
   stats s{0, 0, 0, 0};
   for (std::size_t i = 0; i < impl_->num_threads(); ++i) {
-    const detail::worker& w = impl_->slot(i);
+    const detail::worker_slot& w = impl_->slot(i);
     s.steals += w.steals_.load(std::memory_order_relaxed);
     s.steal_attempts += w.steal_attempts_.load(std::memory_order_relaxed);
     s.lost_races += w.lost_races_.load(std::memory_order_relaxed);
-    s.parks += w.parks_.load(std::memory_order_relaxed);
+    s.parks += w.sleep_.parks();
   }
   return s;
 }

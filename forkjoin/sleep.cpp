@@ -1,141 +1,146 @@
 // sleep.cpp: when idle workers search, when they park, and who wakes whom. Owns the idle
-// word and the sleeper list of a pool; not the queues (worker.cpp, injector.cpp) nor the
-// futex (futex.cpp). Protocol and proof sketch: DESIGN.md [P-SLEEP] and [P-POST].
+// word and the sleeper list; not the queues (worker.cpp, injector.cpp) nor the futex
+// (futex.cpp). Protocol and proof sketch: DESIGN.md [P-SLEEP] and [P-POST].
+#include "sleep.hpp"
+
 #include <algorithm>
 
-#include "forkjoin/detail/atomic.hpp"
+#include "forkjoin/detail/config.hpp"
 #include "futex.hpp"
-#include "perturb.hpp"
-#include "pool_impl.hpp"
 
 namespace forkjoin::detail {
 
-bool pool_impl::try_start_searching(worker& w) noexcept {
-  if (w.searching_) return true;
+sleep_controller::sleep_controller(std::size_t num_threads, const work_monitor& monitor)
+    : searcher_cap_(std::max<std::uint32_t>(1, static_cast<std::uint32_t>(num_threads / 2))), monitor_(monitor) {
+  sleepers_.reserve(num_threads);  // fall_asleep's push_back never allocates, so never throws
+}
+
+void sleep_controller::start_searching_at_launch(sleeper& s) noexcept {
+  s.searching_ = true;
+  idle_.fetch_add(k_one_searching,
+                  std::memory_order_relaxed);  // relaxed: thread creation orders it before the thread runs
+}
+
+void sleep_controller::cancel_launch(sleeper& s) noexcept {
+  s.searching_ = false;
+  idle_.fetch_sub(k_one_searching, std::memory_order_relaxed);
+}
+
+bool sleep_controller::try_start_searching(sleeper& s) noexcept {
+  if (s.searching_) return true;
   // [INV-SEARCH] searching <= max(1, N/2): more searchers only contend on the same deques.
-  const std::uint32_t cap = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(num_threads() / 2));
-  std::uint64_t s = idle_.load(std::memory_order_relaxed);
+  std::uint64_t word = idle_.load(std::memory_order_relaxed);
   do {
-    if (searching_of(s) >= cap) return false;
-  } while (!idle_.compare_exchange_weak(s, s + k_searching_one, std::memory_order_relaxed));
-  w.searching_ = true;
+    if (idle_count::decode(word).searching >= searcher_cap_) return false;
+  } while (!idle_.compare_exchange_weak(word, word + k_one_searching, std::memory_order_relaxed));
+  s.searching_ = true;
   return true;
 }
 
-void pool_impl::stop_searching(worker& w) noexcept {
-  if (!w.searching_) return;
-  w.searching_ = false;
+void sleep_controller::stop_searching(sleeper& s) noexcept {
+  if (!s.searching_) return;
+  s.searching_ = false;
   // [P-SLEEP LastSearcher] seq_cst RMW: the last searcher to find work wakes a replacement,
   // so a burst of work ramps the pool up one worker at a time [INV-WAKE].
-  std::uint64_t prev = idle_.fetch_sub(k_searching_one, std::memory_order_seq_cst);
-  FORKJOIN_DEBUG_ASSERT(searching_of(prev) >= 1, "idle word: searching underflow [INV-COUNT]");
-  if (searching_of(prev) == 1 && sleeping_of(prev) != 0) wake_one();
+  const idle_count prev = idle_count::decode(idle_.fetch_sub(k_one_searching, std::memory_order_seq_cst));
+  FORKJOIN_DEBUG_ASSERT(prev.searching >= 1, "idle word: searching underflow [INV-COUNT]");
+  if (prev.searching == 1 && prev.sleeping != 0) wake_one();
 }
 
-void pool_impl::remove_sleeper_locked(worker& w) noexcept {
-  FORKJOIN_DEBUG_ASSERT(w.in_sleepers_ && sleepers_[w.sleeper_pos_] == &w, "sleeper list corrupt");
-  worker* last = sleepers_.back();
-  sleepers_[w.sleeper_pos_] = last;
-  last->sleeper_pos_ = w.sleeper_pos_;
+void sleep_controller::remove_locked(sleeper& s) noexcept {
+  FORKJOIN_DEBUG_ASSERT(s.listed_ && sleepers_[s.pos_] == &s, "sleeper list corrupt");
+  sleeper* last = sleepers_.back();
+  sleepers_[s.pos_] = last;
+  last->pos_ = s.pos_;
   sleepers_.pop_back();
-  w.in_sleepers_ = false;
-  // [INV-COUNT] the remover (waker or the sleeper itself) moves w from sleeping to searching;
+  s.listed_ = false;
+  // [INV-COUNT] the remover (waker or the sleeper itself) moves s from sleeping to searching;
   // seq_cst like [P-SLEEP IncSleepers], so ReadSleepers after PushFence sees a consistent count.
-  [[maybe_unused]] std::uint64_t prev = idle_.fetch_add(k_searching_one - k_sleeping_one, std::memory_order_seq_cst);
-  FORKJOIN_DEBUG_ASSERT(sleeping_of(prev) >= 1, "idle word: sleeping underflow [INV-COUNT]");
+  [[maybe_unused]] const idle_count prev =
+      idle_count::decode(idle_.fetch_add(k_one_searching - k_one_sleeping, std::memory_order_seq_cst));
+  FORKJOIN_DEBUG_ASSERT(prev.sleeping >= 1, "idle word: sleeping underflow [INV-COUNT]");
 }
 
-void pool_impl::fall_asleep(worker& w, bool (*wanted)(const void*), const void* ctx) noexcept {
+void sleep_controller::wake_locked(sleeper& s) noexcept {
+  // Under mutex_: a stale wake cannot reach a later sleep of s, whose announcement resets
+  // the flag under the same mutex.
+  s.wake_flag_.store(1, std::memory_order_release);  // pairs with the acquire load in fall_asleep
+}
+
+void sleep_controller::fall_asleep(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept {
   {
-    std::lock_guard<std::mutex> lock(sleep_mutex_);
-    w.wake_flag_.store(0, std::memory_order_relaxed);
-    w.sleeper_pos_ = sleepers_.size();
-    sleepers_.push_back(&w);  // capacity reserved for every slot at construction: no throw
-    w.in_sleepers_ = true;
-    // [P-SLEEP IncSleepers] one RMW: sleeping+1, and searching-1 if w was searching.
-    idle_.fetch_add(k_sleeping_one - (w.searching_ ? k_searching_one : 0), std::memory_order_seq_cst);
-    w.searching_ = false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    s.wake_flag_.store(0, std::memory_order_relaxed);
+    s.pos_ = sleepers_.size();
+    sleepers_.push_back(&s);  // capacity reserved for every thread at construction: no throw
+    s.listed_ = true;
+    // [P-SLEEP IncSleepers] one RMW: sleeping+1, and searching-1 if s was searching.
+    idle_.fetch_add(k_one_sleeping - (s.searching_ ? k_one_searching : 0), std::memory_order_seq_cst);
+    s.searching_ = false;
   }
   perturb_point();
   seq_cst_fence();  // [P-SLEEP SleepFence] pairs with [P-POST PushFence]
-  // [P-SLEEP ReadJob] every source: injector, every deque, the caller's latch, shutdown.
-  const bool cancel = (wanted != nullptr && !wanted(ctx)) || any_work_visible() || shutting_down();
+  // [P-SLEEP ReadJob] every source: the caller's latch, then (through the monitor) the
+  // injector, every deque and shutdown.
+  const bool cancel = (wanted != nullptr && !wanted(ctx)) || monitor_.work_or_shutdown_visible();
   if (cancel) {
-    std::lock_guard<std::mutex> lock(sleep_mutex_);
-    if (w.in_sleepers_) remove_sleeper_locked(w);  // else a waker already counted w as searching
-    w.searching_ = true;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (s.listed_) remove_locked(s);  // else a waker already counted s as searching
+    s.searching_ = true;
     return;
   }
-  w.parks_.store(w.parks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  s.parks_.store(s.parks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   parked_.fetch_add(1, std::memory_order_relaxed);           // diagnostics only (pool::num_parked)
-  while (w.wake_flag_.load(std::memory_order_acquire) == 0)  // pairs with the waker's release store
-    futex_wait(w.wake_flag_, 0);
+  while (s.wake_flag_.load(std::memory_order_acquire) == 0)  // pairs with the release store in wake_locked
+    futex_wait(s.wake_flag_, 0);
   parked_.fetch_sub(1, std::memory_order_relaxed);
-  w.searching_ = true;  // the waker moved w to searching [INV-COUNT]
+  s.searching_ = true;  // the waker moved s to searching [INV-COUNT]
 }
 
-static void wake_locked_sleeper(worker& w) noexcept {
-  // Under sleep_mutex_: a stale wake cannot reach a later sleep of w, whose announcement
-  // resets the flag under the same mutex.
-  w.wake_flag_.store(1, std::memory_order_release);  // pairs with the acquire load in fall_asleep
-}
-
-void pool_impl::wake_one() noexcept {
-  worker* target = nullptr;
+void sleep_controller::wake_one() noexcept {
+  sleeper* target = nullptr;
   {
-    std::lock_guard<std::mutex> lock(sleep_mutex_);
-    std::uint64_t s = idle_.load(std::memory_order_relaxed);
-    if (!wants_wake(s) || sleepers_.empty()) return;  // [INV-WAKE] someone already searches
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!counts().wants_wake() || sleepers_.empty()) return;  // [INV-WAKE] someone already searches
     target = sleepers_.back();
-    remove_sleeper_locked(*target);
-    wake_locked_sleeper(*target);
+    remove_locked(*target);
+    wake_locked(*target);
   }
   futex_wake_all(target->wake_flag_);
 }
 
-void pool_impl::wake_specific(worker& w) noexcept {
+void sleep_controller::wake_specific(sleeper& s) noexcept {
   {
-    std::lock_guard<std::mutex> lock(sleep_mutex_);
-    if (!w.in_sleepers_) return;  // awake: it re-checks its latch before it sleeps again
-    remove_sleeper_locked(w);
-    wake_locked_sleeper(w);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!s.listed_) return;  // awake: it re-checks its latch before it sleeps again
+    remove_locked(s);
+    wake_locked(s);
   }
-  futex_wake_all(w.wake_flag_);
+  futex_wake_all(s.wake_flag_);
 }
 
-void pool_impl::wake_all() noexcept {
-  std::vector<worker*> woken;
+void sleep_controller::wake_all() noexcept {
+  std::vector<sleeper*> woken;
   {
-    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     woken = sleepers_;  // shutdown only; the copy may allocate, outside the hot path
-    for (worker* w : woken) {
-      remove_sleeper_locked(*w);
-      wake_locked_sleeper(*w);
+    for (sleeper* s : woken) {
+      remove_locked(*s);
+      wake_locked(*s);
     }
   }
-  for (worker* w : woken) futex_wake_all(w->wake_flag_);
+  for (sleeper* s : woken) futex_wake_all(s->wake_flag_);
 }
 
-void pool_impl::notify_external_work() noexcept {
-  std::uint64_t s;
+void sleep_controller::notify_external_work() noexcept {
+  std::uint64_t word;
   if constexpr (FORKJOIN_TSAN) {
-    s = idle_.fetch_add(0, std::memory_order_seq_cst);  // [P-POST PushFence+ReadSleepers] as one RMW under TSan
+    word = idle_.fetch_add(0, std::memory_order_seq_cst);  // [P-POST PushFence+ReadSleepers] as one RMW under TSan
   } else {
-    seq_cst_fence();                            // [P-POST PushFence] pairs with [P-SLEEP SleepFence]
-    s = idle_.load(std::memory_order_relaxed);  // [P-POST ReadSleepers]
+    seq_cst_fence();                               // [P-POST PushFence] pairs with [P-SLEEP SleepFence]
+    word = idle_.load(std::memory_order_relaxed);  // [P-POST ReadSleepers]
   }
-  if (wants_wake(s)) wake_one();
+  if (idle_count::decode(word).wants_wake()) wake_one();
 }
-
-void on_new_internal_work(worker& w) noexcept {
-  // [P-POST Internal] no fence: a missed wake-up here only costs parallelism, because the
-  // pushing worker is awake and will run the job itself [INV-NOLOSS].
-  w.deque_.publish();
-  if (wants_wake(w.idle_word_->load(std::memory_order_relaxed))) w.pool_->wake_one();
-}
-
-void wake_worker(worker& w) noexcept { w.pool_->wake_specific(w); }
-
-void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept { p.wake_specific(p.slot(waiter_index)); }
 
 }  // namespace forkjoin::detail

@@ -1,7 +1,8 @@
 // worker.cpp: how a worker finds and runs work: the top-level loop (exploit the own deque,
 // poll the injector, explore by stealing, then sleep), the steal sweep, and the helping
-// waits of join and task_group. Not the idle accounting (sleep.cpp) nor lifecycle
-// (pool.cpp). Protocols: DESIGN.md [P-DEQUE], [P-SLEEP], [P-JOIN].
+// waits of join and task_group, and the cold entry points of worker_api.hpp that reach
+// the pool. Not the idle accounting (sleep.cpp) nor lifecycle (pool.cpp). Protocols:
+// DESIGN.md [P-DEQUE], [P-SLEEP], [P-JOIN].
 #include <sched.h>
 
 #include <chrono>
@@ -52,26 +53,17 @@ class backoff {
   unsigned yields_left_ = 0;
 };
 
-std::uint64_t next_random(worker& w) noexcept {
-  std::uint64_t x = w.rng_;
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  w.rng_ = x;
-  return x;
-}
-
 void bump(std::atomic<std::uint64_t>& counter) noexcept {
   counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
-bool below_steal_limit(const worker& w) noexcept {
+bool below_steal_limit(const worker_slot& w) noexcept {
   return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < w.steal_limit_;
 }
 
 }  // namespace
 
-job_header* pool_impl::take_injected(worker& w, bool batch) noexcept {
+job_header* pool_impl::take_injected(worker_slot& w, bool batch) noexcept {
   const std::size_t len = injector_.size();
   if (len == 0) return nullptr;
   std::size_t taken = 0;
@@ -88,7 +80,7 @@ job_header* pool_impl::take_injected(worker& w, bool batch) noexcept {
   return first;
 }
 
-job_header* pool_impl::steal_sweep(worker& w, std::int32_t preferred, bool batch) noexcept {
+job_header* pool_impl::steal_sweep(worker_slot& w, std::int32_t preferred, bool batch) noexcept {
   const std::size_t n = slots_.size();
   for (;;) {
     bool lost = false;
@@ -101,7 +93,7 @@ job_header* pool_impl::steal_sweep(worker& w, std::int32_t preferred, bool batch
         if (options_.steal_half) steal_more(w, *slots_[v]);
         return r.value;
       }
-      if (r.result == steal_result::lost_race) {  // errata 4: not empty, sweep again
+      if (r.result == steal_result::lost_race) {  // [P-DEQUE S5] a lost race is not empty: sweep again
         lost = true;
         bump(w.lost_races_);
       }
@@ -109,7 +101,7 @@ job_header* pool_impl::steal_sweep(worker& w, std::int32_t preferred, bool batch
     };
     if (preferred >= 0 && static_cast<std::uint32_t>(preferred) != w.index_)
       if (job_header* j = try_victim(static_cast<std::size_t>(preferred))) return j;
-    const std::size_t start = n > 1 ? next_random(w) % n : 0;
+    const std::size_t start = n > 1 ? w.rng_.next() % n : 0;
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t v = (start + i) % n;
       if (v == w.index_) continue;
@@ -122,7 +114,7 @@ job_header* pool_impl::steal_sweep(worker& w, std::int32_t preferred, bool batch
 
 // pool_options::steal_half: after one successful steal, take up to half of what the victim
 // still shows and keep it on w's own deque (published, so others can take it in turn).
-void pool_impl::steal_more(worker& w, worker& victim) noexcept {
+void pool_impl::steal_more(worker_slot& w, worker& victim) noexcept {
   const std::int64_t extra = victim.deque_.public_size() / 2;
   std::int64_t moved = 0;
   for (std::int64_t i = 0; i < extra; ++i) {
@@ -147,34 +139,33 @@ bool pool_impl::any_work_visible() const noexcept {
   return false;
 }
 
-job_header* pool_impl::find_work_idle(worker& w) noexcept {
+job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
   // [INV-SEARCH] past the searcher cap, go straight to fall_asleep: its ReadJob is the one
   // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
-  bool searching = try_start_searching(w);
+  bool searching = sleep_.try_start_searching(w.sleep_);
   if (!searching) {
-    fall_asleep(w, nullptr, nullptr);
+    sleep_.fall_asleep(w.sleep_, nullptr, nullptr);
     searching = true;
   }
   for (;;) {
     backoff b(options_);
     do {
       if (job_header* j = steal_sweep(w, -1, true)) {
-        stop_searching(w);
+        sleep_.stop_searching(w.sleep_);
         return j;
       }
       if (shutting_down()) {  // [P-TERM] drained: nothing visible anywhere
-        stop_searching(w);
+        sleep_.stop_searching(w.sleep_);
         return nullptr;
       }
     } while (searching && b.step());
-    fall_asleep(w, nullptr, nullptr);
+    sleep_.fall_asleep(w.sleep_, nullptr, nullptr);
     searching = true;
   }
 }
 
-void pool_impl::worker_main(worker& w) noexcept {
+void pool_impl::worker_main(worker_slot& w) noexcept {
   tls_worker = &w;
-  w.rng_ = 0x9E3779B97F4A7C15ull * (w.index_ + 1);
   w.steal_limit_ = steal_limit_of_this_thread();
   for (;;) {
     job_header* j = nullptr;
@@ -191,7 +182,7 @@ void pool_impl::worker_main(worker& w) noexcept {
 }
 
 template <class Done, class Announce>
-void pool_impl::help_until(worker& w, std::int32_t preferred, Done done, Announce announce) noexcept {
+void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, Announce announce) noexcept {
   for (;;) {
     backoff b(options_);
     while (!done()) {
@@ -199,7 +190,7 @@ void pool_impl::help_until(worker& w, std::int32_t preferred, Done done, Announc
       // [P-JOIN Stack] stolen jobs nest on this stack: stop stealing past half of it.
       if (j == nullptr && !below_steal_limit(w)) j = steal_sweep(w, preferred, false);
       if (j != nullptr) {
-        stop_searching(w);
+        sleep_.stop_searching(w.sleep_);
         j->execute(j);
         b.reset();
         continue;
@@ -207,17 +198,17 @@ void pool_impl::help_until(worker& w, std::int32_t preferred, Done done, Announc
       if (!b.step()) break;
     }
     if (done() || !announce()) {
-      stop_searching(w);
+      sleep_.stop_searching(w.sleep_);
       return;
     }
-    fall_asleep(
-        w, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
+    sleep_.fall_asleep(
+        w.sleep_, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
   }
 }
 
 void wait_for_join(worker& w, join_latch& latch, const job_header& stolen) noexcept {
   w.pool_->help_until(
-      w, stolen.stolen_by.load(std::memory_order_relaxed),  // leapfrog: the thief first
+      slot_of(w), stolen.stolen_by.load(std::memory_order_relaxed),  // leapfrog: the thief first
       [&latch] { return latch.probe(); }, [&latch] { return latch.try_announce_sleep(); });
 }
 
@@ -236,7 +227,18 @@ bool reclaim_join_job(worker& w, job_header& job, join_latch& latch) noexcept {
 
 void wait_for_group(worker& w, count_latch& latch) noexcept {
   w.pool_->help_until(
-      w, -1, [&latch] { return latch.done(); }, [&latch, &w] { return latch.try_announce_sleep(w.index_); });
+      slot_of(w), -1, [&latch] { return latch.done(); }, [&latch, &w] { return latch.try_announce_sleep(w.index_); });
+}
+
+void on_new_internal_work(worker& w) noexcept {
+  w.deque_.publish();  // [P-POST Publish]
+  w.pool_->sleep().notify_internal_work();
+}
+
+void wake_worker(worker& w) noexcept { w.pool_->sleep().wake_specific(slot_of(w).sleep_); }
+
+void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept {
+  p.sleep().wake_specific(p.slot(waiter_index).sleep_);
 }
 
 }  // namespace forkjoin::detail

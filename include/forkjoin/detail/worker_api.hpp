@@ -18,42 +18,36 @@ namespace forkjoin::detail {
 
 class pool_impl;
 
-// The idle word of a pool: searching workers in the low half, sleeping ones in the high half.
-inline constexpr std::uint64_t k_searching_one = 1;
-inline constexpr std::uint64_t k_sleeping_one = std::uint64_t{1} << 32;
-inline constexpr std::uint32_t searching_of(std::uint64_t s) noexcept { return static_cast<std::uint32_t>(s); }
-inline constexpr std::uint32_t sleeping_of(std::uint64_t s) noexcept { return static_cast<std::uint32_t>(s >> 32); }
-// [INV-WAKE] new work needs a wake-up only when nobody searches and somebody sleeps.
-inline constexpr bool wants_wake(std::uint64_t s) noexcept { return searching_of(s) == 0 && sleeping_of(s) != 0; }
+// The idle word of a pool (DESIGN.md [P-SLEEP]): the workers that search in the low half,
+// those that sleep in the high half, so that one read-modify-write moves a worker from one
+// count to the other. Its edges are forkjoin/sleep.hpp's; the hot path only reads it.
+struct idle_count {
+  std::uint32_t searching = 0;
+  std::uint32_t sleeping = 0;
 
-// One slot of a pool: a background thread, or slot 0, lent to the external thread that is
-// inside pool::run. Lives as long as the pool, so latches may point at it.
+  static constexpr idle_count decode(std::uint64_t word) noexcept {
+    return {static_cast<std::uint32_t>(word), static_cast<std::uint32_t>(word >> 32)};
+  }
+  constexpr std::uint64_t encode() const noexcept { return std::uint64_t{sleeping} << 32 | searching; }
+  // [INV-WAKE] new work needs a wake-up only when nobody searches and somebody sleeps.
+  constexpr bool wants_wake() const noexcept { return searching == 0 && sleeping != 0; }
+};
+// The hot-path form (push, loop splitting): one relaxed load of the word and this compare.
+inline constexpr bool wants_wake(std::uint64_t word) noexcept { return idle_count::decode(word).wants_wake(); }
+
+// One slot of a pool as the inline templates see it: only what join, task_group, the loop
+// engine and push_job read. The compiled runtime keeps the rest of a slot's state (steal
+// and sleep bookkeeping, statistics) in forkjoin/pool_impl.hpp's worker_slot, derived from
+// this. Lives as long as the pool, so latches may point at it.
 struct alignas(k_cache_line) worker {
   worker(pool_impl* p, std::uint32_t index, std::uint32_t pool_size, const std::atomic<std::uint64_t>* idle_word)
       : pool_(p), idle_word_(idle_word), index_(index), pool_size_(pool_size) {}
 
   chase_lev_deque<job_header*> deque_;
   pool_impl* const pool_;
-  const std::atomic<std::uint64_t>* const idle_word_;
+  const std::atomic<std::uint64_t>* const idle_word_;  // the pool's idle_count word, read relaxed
   const std::uint32_t index_;
   const std::uint32_t pool_size_;
-
-  // Owner-thread state (the thread currently bound to the slot).
-  bool searching_ = false;          // counted in the idle word's searching half
-  std::uint32_t ticks_ = 0;         // local jobs since the injection queue was last polled
-  std::uint64_t rng_ = 0;           // victim selection (xorshift)
-  std::uintptr_t steal_limit_ = 0;  // below this stack address a waiting worker stops stealing
-
-  // Sleep state: wake_flag_ is the futex word, the rest is guarded by the pool's sleep mutex.
-  alignas(k_cache_line) std::atomic<std::uint32_t> wake_flag_{0};
-  std::size_t sleeper_pos_ = 0;
-  bool in_sleepers_ = false;
-
-  // Statistics, written only by the owner (relaxed load + store, never a read-modify-write).
-  alignas(k_cache_line) std::atomic<std::uint64_t> steals_{0};
-  std::atomic<std::uint64_t> steal_attempts_{0};
-  std::atomic<std::uint64_t> lost_races_{0};
-  std::atomic<std::uint64_t> parks_{0};
 };
 
 // The slot bound to the current thread, or nullptr outside every pool. Constant-initialised,
