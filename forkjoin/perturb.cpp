@@ -1,7 +1,7 @@
 // perturb.cpp: schedule perturbation for tests (FORKJOIN_PERTURB=1). With probability
 // 1/64 per call, yield or sleep 1-50 us; the per-thread generator is seeded from
 // FORKJOIN_PERTURB_SEED (default 1) and the thread's creation order, so a failing
-// schedule family can be replayed. The figures follow correctness.md's Tier 1 plan.
+// schedule family can be replayed.
 #include "perturb.hpp"
 
 #if FORKJOIN_PERTURB

@@ -30,7 +30,7 @@ class backoff {
       return true;
     }
     // On a busy machine each yield may hand over a whole time slice: cap the yield phase
-    // in time too, so that idle workers still park within milliseconds (issue 5: < 10 ms,
+    // in time too, so that idle workers still park within milliseconds (idle guarantee: < 10 ms,
     // test IdleWorkersParkWithin10msAndBurnUnderOnePercent).
     if (yields_left_ == 0 || std::chrono::steady_clock::now() - start_ > spin_ + k_yield_time_limit) return false;
     --yields_left_;
@@ -94,7 +94,7 @@ job_header* pool_impl::steal_sweep(worker& w, std::int32_t preferred, bool batch
         if (options_.steal_half) steal_more(w, *slots_[v]);
         return r.value;
       }
-      if (r.result == steal_result::lost_race) {  // errata 4: not empty, sweep again
+      if (r.result == steal_result::lost_race) {  // [P-DEQUE E4] not empty, sweep again
         lost = true;
         bump(w.lost_races_);
       }

@@ -17,7 +17,7 @@
 
 namespace forkjoin::detail {
 
-// Deque elements are one machine word that fits a lock-free atomic (errata 8: no volatile).
+// Deque elements are one machine word that fits a lock-free atomic ([P-DEQUE E6]: no volatile).
 template <class T>
 concept deque_element = std::is_trivially_copyable_v<T> && std::atomic<T>::is_always_lock_free;
 
@@ -94,7 +94,7 @@ class chase_lev_deque {
       return {steal_result::empty, T{}};
     }
     ring* r = ring_.load(std::memory_order_acquire);  // [P-DEQUE S4] pairs with the release store in grow()
-    T x = r->get(t);                                  // errata 3: read the slot before the CAS
+    T x = r->get(t);                                  // [P-DEQUE E3] read the slot before the CAS
     perturb_point();
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed))  // [P-DEQUE S5] pairs with T4 and other thieves' S5
@@ -140,9 +140,8 @@ class chase_lev_deque {
     for (std::int64_t i = t; i < h; ++i) fresh->put(i, old->get(i));
     perturb_point();
     retired_.push_back(old);  // cannot throw: capacity reserved in the constructor
-    ring_.store(
-        fresh.get(),
-        std::memory_order_release);  // [P-DEQUE grow] pairs with S4; errata 1: callers continue with the new ring
+    ring_.store(fresh.get(),
+                std::memory_order_release);  // [P-DEQUE grow] pairs with S4; [P-DEQUE E1] callers use the new ring
     return fresh.release();
   }
 
@@ -177,7 +176,7 @@ class chase_lev_deque {
   std::atomic<ring*> ring_{nullptr};
   // Owner-only line.
   alignas(k_cache_line) std::int64_t head_ = 0;  // end of the private part; head_ >= bottom_
-  std::vector<ring*> retired_;                   // old rings live until the deque dies (errata 5)
+  std::vector<ring*> retired_;                   // old rings live until the deque dies [P-DEQUE E5]
 };
 
 }  // namespace forkjoin::detail
