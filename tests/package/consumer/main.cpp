@@ -16,7 +16,8 @@ long fib(int n) {
 int main() {
   forkjoin::pool pool(2);
   const long f = pool.run([] { return fib(20); });
-  const long sum = forkjoin::parallel_reduce(0, 1000, 0L, [](int i) { return static_cast<long>(i); }, std::plus<>());
+  const long sum = forkjoin::parallel_reduce(
+      0, 1000, 0L, [](int i) { return static_cast<long>(i); }, std::plus<>());
   if (f != 6765 || sum != 499500) {
     std::printf("consumer: wrong answers fib(20)=%ld sum=%ld\n", f, sum);
     return 1;
