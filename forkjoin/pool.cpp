@@ -146,7 +146,7 @@ pool_impl::pool_impl(const pool_options& options)
     pthread_t t;
     error = pthread_create(&t, &attr, &thread_entry, start.get());
     if (error == 0) {
-      start.release();
+      static_cast<void>(start.release());  // the new thread owns it now (thread_entry)
       threads_.push_back(t);
     } else {
       sleep_.cancel_launch(slots_[i]->sleep_);

@@ -93,7 +93,7 @@ job_header* pool_impl::steal_sweep(worker_slot& w, std::int32_t preferred, bool 
         if (options_.steal_half) steal_more(w, *slots_[v]);
         return r.value;
       }
-      if (r.result == steal_result::lost_race) {  // [P-DEQUE S5] a lost race is not empty: sweep again
+      if (r.result == steal_result::lost_race) {  // [P-DEQUE E4] a lost race is not empty: sweep again
         lost = true;
         bump(w.lost_races_);
       }

@@ -1,4 +1,4 @@
-// Adversarial inputs and misuse (issue 5): fork with live pools, thread creation failing
+// Adversarial inputs and misuse: fork with live pools, thread creation failing
 // under RLIMIT_NPROC, huge pool sizes, a 100,000-deep join chain, 64 external submitters,
 // a stuck worker, 16 workers on one CPU, use from thread_local and static destructors,
 // non-std exceptions, and the idle guarantee. docs/behaviour.md documents each case.

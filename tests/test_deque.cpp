@@ -78,7 +78,7 @@ TEST(ChaseLevDeque, PrivatePartIsInvisibleUntilPublished) {
 
 TEST(ChaseLevDeque, EmptyDequeNeverReturnsGarbage) {
   chase_lev_deque<std::int64_t*> d(2);
-  for (int i = 0; i < 1000; ++i) {  // errata 2: pop on empty at index 0 must stay empty
+  for (int i = 0; i < 1000; ++i) {  // [P-DEQUE E2] pop on empty at index 0 must stay empty
     ASSERT_EQ(d.pop(), nullptr);
     ASSERT_EQ(d.steal().result, steal_result::empty);
   }

@@ -33,7 +33,7 @@ TEST(Sleep, NoLostWakeUpWhenAllParked) {
   o.spin_time = 5us;  // park quickly so the test reaches the all-parked state often
   o.yield_rounds = 2;
   fj::pool p(o);
-  const int rounds = static_cast<int>(fj::test::scaled(100000, 2000));  // issue 5: 10^5 rounds
+  const int rounds = static_cast<int>(fj::test::scaled(100000, 2000));  // 10^5 rounds unless scaled down
   // Keep the external slot busy so the submitter cannot run the job itself.
   std::atomic<bool> release{false};
   std::atomic<bool> holder_in{false};

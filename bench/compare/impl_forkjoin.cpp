@@ -39,7 +39,10 @@ std::uint64_t fib_invoke(int n) {
 
 void quicksort(int* first, int* last) {
   while (last - first > k_sort_cutoff) {
-    auto [mid1, mid2] = partition3(first, last);
+    // Plain pointers, not a structured binding: clang 14 cannot capture bindings in lambdas/tasks.
+    const std::pair<int*, int*> mids = partition3(first, last);
+    int* const mid1 = mids.first;
+    int* const mid2 = mids.second;
     forkjoin::join([=] { quicksort(first, mid1); }, [=] { quicksort(mid2, last); });
     return;
   }

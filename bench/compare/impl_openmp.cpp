@@ -74,7 +74,10 @@ void quicksort(int* first, int* last) {
     std::sort(first, last);
     return;
   }
-  auto [mid1, mid2] = partition3(first, last);
+  // Plain pointers, not a structured binding: clang 14 cannot capture bindings in lambdas/tasks.
+  const std::pair<int*, int*> mids = partition3(first, last);
+  int* const mid1 = mids.first;
+  int* const mid2 = mids.second;
 #pragma omp task untied  // the upper part, as forkjoin's join forks it
   quicksort(mid2, last);
   quicksort(first, mid1);

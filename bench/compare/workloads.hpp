@@ -1,5 +1,5 @@
-// workloads.hpp: the comparison's workloads, their sizes and check values (from
-// ../shared/anchors.md), and the interface every implementation provides. Each
+// workloads.hpp: the comparison's workloads, their sizes and check values (fixed
+// reference answers), and the interface every implementation provides. Each
 // implementation lives in its own file (impl_*.cpp) and is written the way its users
 // write it; the driver (bench_compare.cpp) times them and checks every answer.
 #pragma once

@@ -43,6 +43,12 @@ T parallel_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine,
   using index = typename decltype(space)::index;
   static_assert(std::invocable<Body&, index, index, T> || std::invocable<Body&, index>,
                 "parallel_reduce: body must accept (index) or (begin, end, T acc)");
+  if constexpr (std::invocable<Body&, index, index, T>)
+    static_assert(std::convertible_to<std::invoke_result_t<Body&, index, index, T>, T>,
+                  "parallel_reduce: body(begin, end, acc) must return the reduction type T");
+  else if constexpr (std::invocable<Body&, index>)
+    static_assert(std::is_invocable_r_v<T, Combine&, T, std::invoke_result_t<Body&, index>>,
+                  "parallel_reduce: combine(T, body(i)) must return the reduction type T");
   auto chunk = detail::reduce_chunk<T>(space, body, combine);
   auto join_results = [&](T a, T b) -> T { return std::invoke(combine, std::move(a), std::move(b)); };
   return detail::run_loop(space.size, identity, chunk, join_results, s);

@@ -35,7 +35,7 @@ struct pool_options {
   std::chrono::nanoseconds spin_time = std::chrono::microseconds(5);
   /// sched_yield rounds after spinning, before parking on a futex (and at most 1 ms of
   /// them: on a busy machine one yield can last a whole time slice). 32: the high end of
-  /// the 16-32 that correctness.md I4 derives from Rayon, oneTBB and Taskflow, so that
+  /// the 16-32 rounds that Rayon, oneTBB and Taskflow use before sleeping, so that
   /// back-to-back parallel loops (gaps of 1-10 us) still find their workers awake.
   unsigned yield_rounds = 32;
   /// Pin worker i to the i-th CPU of the process's affinity mask (modulo its size).

@@ -17,7 +17,7 @@
 
 namespace forkjoin::detail {
 
-// Deque elements are one machine word that fits a lock-free atomic (errata 8: no volatile).
+// Deque elements are one machine word that fits a lock-free atomic ([P-DEQUE E6]: no volatile).
 template <class T>
 concept deque_element = std::is_trivially_copyable_v<T> && std::atomic<T>::is_always_lock_free;
 
@@ -109,7 +109,7 @@ class chase_lev_deque {
       return {steal_result::empty, T{}};
     }
     ring* r = ring_.load(std::memory_order_acquire);  // [P-DEQUE S4] pairs with the release store in grow()
-    T x = r->get(t);                                  // errata 3: read the slot before the CAS
+    T x = r->get(t);                                  // [P-DEQUE E3] read the slot before the CAS
     perturb_point();
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed))  // [P-DEQUE S5] pairs with T4 and other thieves' S5
@@ -164,9 +164,8 @@ class chase_lev_deque {
     retired_.push_back(old);  // cannot throw: capacity reserved in the constructor
     slots_ = fresh->slots.get();
     mask_ = fresh->mask;
-    ring_.store(
-        fresh.release(),
-        std::memory_order_release);  // [P-DEQUE grow] pairs with S4; errata 1: callers continue with the new ring
+    ring_.store(fresh.release(),
+                std::memory_order_release);  // [P-DEQUE grow] pairs with S4; [P-DEQUE E1] callers use the new ring
   }
 
   FORKJOIN_NOINLINE T pop_public() noexcept {
@@ -202,7 +201,7 @@ class chase_lev_deque {
   std::int64_t top_seen_ = 0;                    // a past value of top_ (<= top_): the owner's room check
   std::atomic<T>* slots_ = nullptr;              // the current ring's slots and mask, for the owner
   std::int64_t mask_ = 0;
-  std::vector<ring*> retired_;  // old rings live until the deque dies (errata 5)
+  std::vector<ring*> retired_;                   // old rings live until the deque dies [P-DEQUE E5]
 };
 
 }  // namespace forkjoin::detail
