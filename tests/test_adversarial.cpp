@@ -1,4 +1,4 @@
-// Adversarial inputs and misuse (issue 5): fork with live pools, thread creation failing
+// Adversarial inputs and misuse: fork with live pools, thread creation failing
 // under RLIMIT_NPROC, huge pool sizes, a 100,000-deep join chain, 64 external submitters,
 // a stuck worker, 16 workers on one CPU, use from thread_local and static destructors,
 // non-std exceptions, and the idle guarantee. docs/behaviour.md documents each case.
@@ -242,7 +242,24 @@ TEST(Adversarial, RunWhileDestructorDrainsThrowsLogicError) {
     ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the destructor never blocked";
     std::this_thread::sleep_for(1ms);
   }
-  EXPECT_THROW(p.run([] { return 1; }), std::logic_error);
+  // Probe from a helper thread: a run() that wrongly queued its job would block until the
+  // cleanup frees worker 1, so a missing throw shows as a failure, not as a hang.
+  std::atomic<int> outcome{0};  // 1: logic_error, 2: returned normally, 3: another exception
+  std::thread probe([&] {
+    try {
+      p.run([] { return 1; });
+      outcome.store(2);
+    } catch (const std::logic_error&) {
+      outcome.store(1);
+    } catch (...) {
+      outcome.store(3);
+    }
+  });
+  const auto probe_deadline = std::chrono::steady_clock::now() + 5s;
+  while (outcome.load() == 0 && std::chrono::steady_clock::now() < probe_deadline) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(outcome.load(), 1) << "run() during destruction did not throw std::logic_error at once";
+  release.store(true);
+  probe.join();
 }
 
 // A thread that forks from inside a task keeps using that task's pool in the child, as

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -380,17 +381,34 @@ TEST(ParallelFor, BodyExceptionRethrownOnce) {
     }
 }
 
+// Nested loops: the right sum, and the inner loops run on the pool's own workers (at most
+// 4 distinct threads, all with a worker index of this pool): nesting adds no threads.
 TEST(ParallelFor, NestedLoopsSum) {
   fj::pool p(4);
   std::atomic<long> sum{0};
+  std::mutex m;
+  std::set<std::thread::id> threads;
+  std::atomic<bool> outside_pool{false};
   p.run([&] {
     fj::parallel_for(0, 1000, [&](int i) {
       long local = fj::parallel_reduce(
-          0, 1000, 0L, [i](int j) { return long(i) * 1000 + j; }, std::plus<>{});
+          0, 1000, 0L,
+          [&, i](int j) {
+            if (j % 100 == 0) {
+              const int w = fj::this_worker_index();
+              if (w < 0 || w >= 4) outside_pool.store(true);
+              std::lock_guard<std::mutex> l(m);
+              threads.insert(std::this_thread::get_id());
+            }
+            return long(i) * 1000 + j;
+          },
+          std::plus<>{});
       sum += local;
     });
   });
   EXPECT_EQ(sum.load(), 999999L * 1000000L / 2);
+  EXPECT_FALSE(outside_pool.load());
+  EXPECT_LE(threads.size(), 4u);
 }
 
 TEST(ParallelReduce, EqualsSerialForEverySchedule) {
