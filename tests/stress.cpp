@@ -82,6 +82,18 @@ long join_tree_serial(std::uint64_t seed, int depth) {
   return join_tree_serial(a >> 1, depth - 1) + join_tree_serial(b >> 1, depth - 1);
 }
 
+// The value of one leaf of that tree, reached by random turns: a throw_at that some leaf
+// really matches, so that the throwing path runs whenever a scenario asks for it.
+long random_leaf(std::uint64_t seed, int depth, std::mt19937_64& rng) {
+  while (!(depth == 0 || seed % 7 == 0)) {
+    const std::uint64_t a = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint64_t b = a * 6364136223846793005ull + 1442695040888963407ull;
+    seed = (rng() % 2 == 0 ? a : b) >> 1;
+    --depth;
+  }
+  return static_cast<long>(seed % 1000);
+}
+
 void scenario(fj::pool& p, std::mt19937_64& rng, std::uint64_t seed, int slot) {
   const int kind = static_cast<int>(rng() % 5);
   switch (kind) {
@@ -91,11 +103,14 @@ void scenario(fj::pool& p, std::mt19937_64& rng, std::uint64_t seed, int slot) {
       const int depth = 4 + static_cast<int>(rng() % 12);
       const long expect = join_tree_serial(s, depth);
       const bool do_throw = rng() % 4 == 0;
+      const long throw_at = do_throw ? random_leaf(s, depth, rng) : -1;
       try {
-        const long got = p.run([&] { return join_tree(s, depth, do_throw ? expect % 1000 : -1); });
+        const long got = p.run([&] { return join_tree(s, depth, throw_at); });
+        if (do_throw) fail("join tree: leaf " + std::to_string(throw_at) + " exists but nothing was thrown", seed);
         if (got != expect) fail("join tree sum " + std::to_string(got) + " != " + std::to_string(expect), seed);
-      } catch (const injected_failure&) {
+      } catch (const injected_failure& e) {
         if (!do_throw) fail("join tree threw without an injected failure", seed);
+        if (e.code != throw_at) fail("join tree rethrew the wrong exception", seed);
       }
       break;
     }
@@ -120,6 +135,8 @@ void scenario(fj::pool& p, std::mt19937_64& rng, std::uint64_t seed, int slot) {
         if (static_cast<std::size_t>(e.code) != throw_at) fail("task group rethrew the wrong exception", seed);
       }
       if (threw != (throw_at < n)) fail("task group exception lost or invented", seed);
+      if (throw_at < n && hits[throw_at].load() != 1)
+        fail("task group: the throwing child ran " + std::to_string(hits[throw_at].load()) + " times", seed);
       for (std::size_t i = 0; i < n; ++i) {
         const int h = hits[i].load();
         // A throw cancels children not yet started: each child ran at most once, and

@@ -1,11 +1,14 @@
 // support.hpp: helpers shared by the tests: a scale factor for stress sizes (smaller under
-// sanitizers, FORKJOIN_STRESS_SCALE to change it) and a serial fib for checks.
+// sanitizers, FORKJOIN_STRESS_SCALE to change it), a serial fib for checks, a scope guard
+// and a holder for a pool's external slot (both release threads before an ASSERT returns).
 #pragma once
 
 #include <time.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 namespace forkjoin::test {
 
@@ -46,11 +49,16 @@ inline double process_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Iteration counts are multiplied by this: FORKJOIN_STRESS_SCALE (default 1), divided by
-// 10 under sanitizers (never below the sizes the issues ask for unless scaled by hand).
+// Iteration counts are multiplied by this: FORKJOIN_STRESS_SCALE (default 1). Sized tests
+// pick smaller base sizes under sanitizers (see each test's scaled() call). A value that is
+// not a number > 0 throws: a typo must not turn the sized tests into loops of 0 rounds.
 inline double stress_scale() {
-  double s = 1.0;
-  if (const char* v = std::getenv("FORKJOIN_STRESS_SCALE")) s = std::atof(v);
+  const char* v = std::getenv("FORKJOIN_STRESS_SCALE");
+  if (v == nullptr) return 1.0;
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(s > 0.0))
+    throw std::invalid_argument(std::string("FORKJOIN_STRESS_SCALE must be a number > 0, not '") + v + "'");
   return s;
 }
 
@@ -90,5 +98,57 @@ inline void run_on_big_stack(const std::function<void()>& fn, std::size_t bytes)
   if (rc != 0) throw std::runtime_error("pthread_create failed");
   pthread_join(t, nullptr);
 }
+
+}  // namespace forkjoin::test
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "forkjoin/pool.hpp"
+
+namespace forkjoin::test {
+
+// Runs f when the scope ends, also when a failed ASSERT_* returns early: threads are
+// released and joined before their std::thread objects die (a joinable one would terminate).
+template <class F>
+class scope_exit {
+ public:
+  explicit scope_exit(F f) : f_(std::move(f)) {}
+  ~scope_exit() { f_(); }
+  scope_exit(const scope_exit&) = delete;
+  scope_exit& operator=(const scope_exit&) = delete;
+
+ private:
+  F f_;
+};
+
+// Holds pool p's external slot (slot 0) from a helper thread inside p.run, so that every
+// p.run from another thread meanwhile is injected and runs on a background worker. The
+// destructor releases the slot and joins the helper.
+class slot_holder {
+ public:
+  explicit slot_holder(pool& p)
+      : thread_([this, &p] {
+          p.run([this] {
+            in_.store(true);
+            while (!release_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          });
+        }) {
+    while (!in_.load()) std::this_thread::yield();
+  }
+  ~slot_holder() {
+    release_.store(true);
+    thread_.join();
+  }
+  slot_holder(const slot_holder&) = delete;
+  slot_holder& operator=(const slot_holder&) = delete;
+
+ private:
+  std::atomic<bool> in_{false};
+  std::atomic<bool> release_{false};
+  std::thread thread_;  // declared last: it starts after the flags exist
+};
 
 }  // namespace forkjoin::test

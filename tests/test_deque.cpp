@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <thread>
 #include <vector>
@@ -21,6 +23,11 @@ std::vector<std::int64_t> make_items(std::size_t n) {
   std::vector<std::int64_t> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::int64_t>(i);
   return v;
+}
+void spin_for(std::chrono::nanoseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
 }
 }  // namespace
 
@@ -53,9 +60,13 @@ TEST(ChaseLevDeque, GrowsFromCapacityTwo) {
   for (int i = 0; i < 5; ++i) ASSERT_EQ(d.steal().value, &items[static_cast<std::size_t>(i)]);
   auto more = make_items(40);
   for (auto& x : more) d.push(&x);
-  std::vector<std::int64_t*> got;
+  // Popping returns the newest first: the 40 new items in reverse, then items 16..5.
+  std::vector<std::int64_t*> got, expect;
   while (auto* p = d.pop()) got.push_back(p);
-  EXPECT_EQ(got.size(), 12u + 40u);
+  for (std::size_t i = more.size(); i-- > 0;) expect.push_back(&more[i]);
+  for (std::size_t i = items.size(); i-- > 5;) expect.push_back(&items[i]);
+  EXPECT_EQ(got, expect);
+  EXPECT_EQ(d.steal().result, steal_result::empty);
 }
 
 TEST(ChaseLevDeque, PrivatePartIsInvisibleUntilPublished) {
@@ -138,40 +149,71 @@ TEST_P(DequeExactlyOnce, EveryItemDeliveredOnce) {
 
 INSTANTIATE_TEST_SUITE_P(Thieves, DequeExactlyOnce, ::testing::Values(1, 2, 4, 8));
 
-// The last-element race: one item, owner pop against K thieves, exactly one winner.
+// The last-element race: one item, owner pop against K thieves, exactly one winner. The
+// thieves are already spinning on steal() when the owner pushes, so they really race the
+// owner's pop; both sides must win some rounds, or the race went unexercised.
 TEST(ChaseLevDeque, LastElementRaceHasExactlyOneWinner) {
-  const int rounds = static_cast<int>(forkjoin::test::scaled(100000, 20000));
+  // At most this many rounds and about 5 s: each round is a rendezvous of 4 threads, slow
+  // when other processes load the machine.
+  const int rounds = static_cast<int>(forkjoin::test::scaled(20000, 5000));
+  const auto time_budget = std::chrono::seconds(5);
   constexpr int k_thieves = 3;
   chase_lev_deque<std::int64_t*> d(2);
   std::int64_t item = 7;
-  std::atomic<int> round{0};
-  std::atomic<int> finished{0};
+  std::atomic<int> open{0};      // round r is open once open >= r
+  std::atomic<int> closed{0};    // round r's item is gone once closed >= r
+  std::atomic<int> ready{0};     // thieves spinning on steal(), over all rounds
+  std::atomic<int> finished{0};  // thieves done with their round, over all rounds
   std::atomic<int> wins{0};
-  std::atomic<bool> failed{false};
+  std::atomic<int> thief_wins{0};
+  std::atomic<bool> failed{false}, quit{false};
   std::vector<std::thread> threads;
   for (int t = 0; t < k_thieves; ++t)
     threads.emplace_back([&] {
       for (int r = 1; r <= rounds; ++r) {
-        while (round.load(std::memory_order_acquire) < r) std::this_thread::yield();
-        auto s = d.steal();
-        if (s.result == steal_result::success) {
-          if (s.value != &item) failed = true;
-          wins.fetch_add(1);
+        while (open.load(std::memory_order_acquire) < r) {
+          if (quit.load()) return;
+          std::this_thread::yield();
+        }
+        ready.fetch_add(1);
+        for (int attempt = 0;; ++attempt) {
+          auto s = d.steal();
+          if (s.result == steal_result::success) {
+            if (s.value != &item) failed = true;
+            wins.fetch_add(1);
+            thief_wins.fetch_add(1);
+            break;
+          }
+          if (closed.load(std::memory_order_acquire) >= r || quit.load()) break;
+          if (attempt > 2000) std::this_thread::yield();  // stay hot at first, then let the owner run
         }
         finished.fetch_add(1, std::memory_order_acq_rel);
       }
     });
+  forkjoin::test::scope_exit join_thieves([&] {
+    quit.store(true);
+    for (auto& t : threads) t.join();
+  });
+  std::mt19937 rng(7);
   int owner_wins = 0;
-  for (int r = 1; r <= rounds; ++r) {
+  int r = 1;
+  for (const auto start = std::chrono::steady_clock::now();
+       r <= rounds && std::chrono::steady_clock::now() - start < time_budget; ++r) {
     wins.store(0);
+    open.store(r, std::memory_order_release);
+    while (ready.load() < r * k_thieves) std::this_thread::yield();
     d.push(&item);
-    round.store(r, std::memory_order_release);
+    if (r % 2 == 0) spin_for(std::chrono::nanoseconds(rng() % 3000));  // give the thieves a chance, at random
     if (d.pop() == &item) ++owner_wins, wins.fetch_add(1);
+    // Wait for the item to be taken (by the owner or a thief) before closing the round.
+    while (wins.load() == 0) std::this_thread::yield();
+    closed.store(r, std::memory_order_release);
     while (finished.load(std::memory_order_acquire) < r * k_thieves) std::this_thread::yield();
     ASSERT_EQ(wins.load(), 1) << "round " << r;
-    ASSERT_EQ(d.pop(), nullptr);
+    ASSERT_EQ(d.pop(), nullptr) << "round " << r;
   }
-  for (auto& t : threads) t.join();
   EXPECT_FALSE(failed.load());
-  EXPECT_GT(owner_wins, 0);
+  EXPECT_GT(owner_wins, 0) << "the owner never won the last-element race";
+  EXPECT_GT(thief_wins.load(), 0) << "no thief ever won the last-element race";
+  std::printf("last-element race: owner %d, thieves %d of %d rounds\n", owner_wins, thief_wins.load(), r - 1);
 }

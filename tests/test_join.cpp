@@ -126,7 +126,7 @@ TEST(ParallelInvoke, RunsEveryCallableOnce) {
                         [&] { ++hits[4]; });
   });
   for (auto& h : hits) EXPECT_EQ(h.load(), 1);
-  fj::parallel_invoke();
+  fj::parallel_invoke();  // compile check: the empty pack is accepted and does nothing
   int solo = 0;
   fj::parallel_invoke([&] { ++solo; });
   EXPECT_EQ(solo, 1);

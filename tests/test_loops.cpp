@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -87,18 +88,17 @@ TEST(ParallelFor, ExactlyOnceEveryScheduleAndType) {
   check_type<std::uint64_t>(p);
 }
 
+// Every value of the 8- and 16-bit types but the top one ([MIN, MAX) has 2^w - 1 values),
+// each exactly once (per-index hits: a duplicate and a miss cannot cancel out).
 TEST(ParallelFor, WholeRangeOfSmallTypes) {
   fj::pool p(3);
-  for (const auto& s : all_schedules()) {
-    std::atomic<long> count{0};
-    fj::parallel_for(
-        std::int8_t{INT8_MIN}, std::int8_t{INT8_MAX}, [&](std::int8_t) { ++count; }, s);
-    EXPECT_EQ(count.load(), 255);
-    count = 0;
-    fj::parallel_for(
-        std::int16_t{INT16_MIN}, std::int16_t{INT16_MAX}, [&](std::int16_t) { ++count; }, s);
-    EXPECT_EQ(count.load(), 65535);
-  }
+  for (const auto& s : all_schedules())
+    p.run([&] {
+      check_exactly_once<std::int8_t>(INT8_MIN, 255, s);
+      check_exactly_once<std::uint8_t>(0, 255, s);
+      check_exactly_once<std::int16_t>(INT16_MIN, 65535, s);
+      check_exactly_once<std::uint16_t>(0, 65535, s);
+    });
 }
 
 TEST(ParallelFor, IntMinToIntMaxChunksAreDisjointAndCover) {
@@ -130,13 +130,13 @@ TEST(ParallelFor, IntMinToIntMaxChunksAreDisjointAndCover) {
 }
 
 TEST(ParallelFor, Int64Limits) {
-  std::atomic<int> count{0};
-  fj::parallel_for(INT64_MAX - 10, INT64_MAX, [&](std::int64_t) { ++count; });
-  fj::parallel_for(
-      INT64_MIN, INT64_MIN + 10, [&](std::int64_t) { ++count; }, fj::schedule::dynamic());
-  fj::parallel_for(
-      UINT64_MAX - 10, UINT64_MAX, [&](std::uint64_t) { ++count; }, fj::schedule::guided());
-  EXPECT_EQ(count.load(), 30);
+  fj::pool p(4);
+  p.run([] {
+    check_exactly_once<std::int64_t>(INT64_MAX - 10, 10, fj::schedule::auto_());
+    check_exactly_once<std::int64_t>(INT64_MIN, 10, fj::schedule::dynamic());
+    check_exactly_once<std::uint64_t>(UINT64_MAX - 10, 10, fj::schedule::guided());
+    check_exactly_once<std::int64_t>(INT64_MAX - 1000, 1000, fj::schedule::static_(3));
+  });
 }
 
 TEST(ParallelFor, EmptyAndReversedRangesCallNothing) {
@@ -190,7 +190,7 @@ TEST(ParallelFor, StaticBlockTRunsOnWorkerT) {
     const long n = 1000;
     std::vector<int> owner(static_cast<std::size_t>(n), -1);
     std::atomic<std::size_t> started{0};
-    bool all_started = true;
+    std::atomic<bool> all_started{true};
     p.run([&] {
       fj::parallel_for(
           0L, n,
@@ -208,11 +208,124 @@ TEST(ParallelFor, StaticBlockTRunsOnWorkerT) {
           },
           fj::schedule::static_());
     });
-    ASSERT_TRUE(all_started) << "T=" << T;
+    ASSERT_TRUE(all_started.load()) << "T=" << T;
     const long q = n / static_cast<long>(T), r = n % static_cast<long>(T);
     for (long t = 0; t < static_cast<long>(T); ++t)
       for (long i = t * q + std::min(t, r); i < (t + 1) * q + std::min(t + 1, r); ++i)
         ASSERT_EQ(owner[static_cast<std::size_t>(i)], t) << "T=" << T << " i=" << i;
+  }
+}
+
+namespace {
+// The chunks a loop of n iterations hands to the chunk form of the body, sorted.
+std::vector<std::pair<long, long>> chunks_of(fj::pool& p, long n, const fj::schedule& s) {
+  std::mutex m;
+  std::vector<std::pair<long, long>> chunks;
+  p.run([&] {
+    fj::parallel_for(
+        0L, n,
+        [&](long b, long e) {
+          std::lock_guard<std::mutex> l(m);
+          chunks.emplace_back(b, e);
+        },
+        s);
+  });
+  std::sort(chunks.begin(), chunks.end());
+  return chunks;
+}
+}  // namespace
+
+// A chunk or grain larger than the range means one chunk: the whole range, once.
+TEST(ParallelFor, ChunkLargerThanRangeIsOneChunk) {
+  fj::pool p(4);
+  for (const auto& s : {fj::schedule::auto_(1 << 28), fj::schedule::static_(1 << 28), fj::schedule::dynamic(1 << 28),
+                        fj::schedule::guided(1 << 28), fj::schedule::static_(1000), fj::schedule::dynamic(1001)}) {
+    const auto chunks = chunks_of(p, 1000, s);
+    ASSERT_EQ(chunks.size(), 1u) << "chunk " << s.chunk();
+    EXPECT_EQ(chunks[0], std::make_pair(0L, 1000L)) << "chunk " << s.chunk();
+  }
+}
+
+// schedule(dynamic) without a chunk hands out chunks of 1 iteration, as OpenMP does; a
+// chunk of 0 means the same.
+TEST(Schedule, DynamicDefaultChunkIsOne) {
+  EXPECT_EQ(fj::schedule::dynamic().chunk(), 1u);
+  EXPECT_EQ(fj::schedule::dynamic(0), fj::schedule::dynamic(1));
+  fj::pool p(3);
+  const auto chunks = chunks_of(p, 1000, fj::schedule::dynamic());
+  ASSERT_EQ(chunks.size(), 1000u);
+  for (long k = 0; k < 1000; ++k) EXPECT_EQ(chunks[static_cast<std::size_t>(k)], std::make_pair(k, k + 1));
+}
+
+// schedule(guided, c): whatever the interleaving, a chunk that starts at b has libgomp's
+// size min(n - b, max(ceil((n - b) / T), c)), T being the loop's team, and the chunks
+// tile the range.
+TEST(Schedule, GuidedChunkFollowsLibgompRule) {
+  fj::pool p(3);
+  for (std::size_t team : {3u, 2u})
+    for (long c : {1L, 9L, 100L})
+      for (long n : {1L, 7L, 1000L, 100003L}) {
+        const auto chunks =
+            chunks_of(p, n, fj::schedule::guided(static_cast<std::size_t>(c)).num_threads(team == 3 ? 0 : team));
+        const long t = static_cast<long>(team);
+        long expect_begin = 0;
+        for (const auto& [b, e] : chunks) {
+          ASSERT_EQ(b, expect_begin) << "n=" << n << " c=" << c << " T=" << t;
+          const long remaining = n - b;
+          EXPECT_EQ(e - b, std::min(remaining, std::max((remaining + t - 1) / t, c)))
+              << "chunk at " << b << ", n=" << n << " c=" << c << " T=" << t;
+          expect_begin = e;
+        }
+        EXPECT_EQ(expect_begin, n) << "n=" << n << " c=" << c << " T=" << t;
+      }
+}
+
+// schedule(static, c): chunk k = [k*c, (k+1)*c) goes to participant k mod T, which runs
+// its chunks in order. The first chunk of each participant waits until all T have
+// started, so the T participants run on T distinct workers; then each worker's sequence of
+// chunks must be exactly m, m + T, m + 2T, ... for one m.
+TEST(Schedule, StaticChunkKRunsOnParticipantKModT) {
+  for (std::size_t T : {2u, 3u, 4u}) {
+    fj::pool p(T);
+    const long n = 1000, c = 7, chunks = (n + c - 1) / c;
+    std::vector<std::vector<long>> sequence(T);  // per worker index; each written by its worker only
+    std::atomic<std::size_t> started{0};
+    std::atomic<bool> all_started{true};
+    std::atomic<bool> bad_chunk{false};
+    p.run([&] {
+      fj::parallel_for(
+          0L, n,
+          [&](long b, long e) {
+            const long k = b / c;
+            if (b != k * c || e != std::min(n, b + c)) bad_chunk.store(true);
+            if (k < static_cast<long>(T)) {
+              started.fetch_add(1);
+              const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+              while (started.load() < T) {
+                if (std::chrono::steady_clock::now() > deadline) {
+                  all_started.store(false);
+                  break;
+                }
+                std::this_thread::yield();
+              }
+            }
+            sequence[static_cast<std::size_t>(fj::this_worker_index())].push_back(k);
+          },
+          fj::schedule::static_(static_cast<std::size_t>(c)));
+    });
+    ASSERT_TRUE(all_started.load()) << "T=" << T;
+    EXPECT_FALSE(bad_chunk.load()) << "T=" << T;
+    std::vector<bool> class_seen(T, false);
+    for (std::size_t w = 0; w < T; ++w) {
+      ASSERT_FALSE(sequence[w].empty()) << "worker " << w << " ran no participant, T=" << T;
+      const long m = sequence[w][0];
+      ASSERT_LT(m, static_cast<long>(T)) << "T=" << T;
+      EXPECT_FALSE(class_seen[static_cast<std::size_t>(m)]) << "two workers ran participant " << m;
+      class_seen[static_cast<std::size_t>(m)] = true;
+      std::vector<long> expect;
+      for (long k = m; k < chunks; k += static_cast<long>(T)) expect.push_back(k);
+      EXPECT_EQ(sequence[w], expect) << "worker " << w << ", T=" << T;
+    }
   }
 }
 
@@ -223,35 +336,79 @@ TEST(ParallelFor, ForEachVisitsEveryElement) {
   EXPECT_EQ(std::count(v.begin(), v.end(), 6), 10007);
 }
 
+namespace {
+struct body_error {
+  int index;
+};
+}  // namespace
+
+// The exception thrown at one index reaches the caller (that very one), every index ran at
+// most once, and, with the throw at index 0 of a long loop, the loop stopped handing out
+// new chunks: fewer than n iterations ran (each other iteration spins ~1 us, so finishing
+// all of them would take 100 ms of CPU after the throw).
 TEST(ParallelFor, BodyExceptionRethrownOnce) {
   fj::pool p(4);
-  for (const auto& s : all_schedules()) {
-    std::atomic<int> ran{0};
-    EXPECT_THROW(p.run([&] {
-      fj::parallel_for(
-          0, 100000,
-          [&](int i) {
-            ++ran;
-            if (i == 777) throw std::runtime_error("body");
-          },
-          s);
-    }),
-                 std::runtime_error);
-    EXPECT_LE(ran.load(), 100000);
-  }
+  constexpr int n = 100000;
+  for (const auto& s : all_schedules())
+    for (int at : {777, 0}) {
+      std::vector<std::atomic<int>> hits(n);
+      std::atomic<int> ran{0};
+      try {
+        p.run([&] {
+          fj::parallel_for(
+              0, n,
+              [&](int i) {
+                hits[static_cast<std::size_t>(i)].fetch_add(1);
+                ran.fetch_add(1);
+                if (i == at) throw body_error{i};
+                if (at == 0) {
+                  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(1);
+                  while (std::chrono::steady_clock::now() < until) {
+                  }
+                }
+              },
+              s);
+        });
+        ADD_FAILURE() << "nothing thrown, at " << at;
+      } catch (const body_error& e) {
+        EXPECT_EQ(e.index, at);
+      }
+      for (std::size_t i = 0; i < hits.size(); ++i) ASSERT_LE(hits[i].load(), 1) << "index " << i << ", at " << at;
+      EXPECT_EQ(hits[static_cast<std::size_t>(at)].load(), 1);
+      if (at == 0) {
+        EXPECT_LT(ran.load(), n) << "the loop went on after the throw at index 0";
+      }
+    }
 }
 
+// Nested loops: the right sum, and the inner loops run on the pool's own workers (at most
+// 4 distinct threads, all with a worker index of this pool): nesting adds no threads.
 TEST(ParallelFor, NestedLoopsSum) {
   fj::pool p(4);
   std::atomic<long> sum{0};
+  std::mutex m;
+  std::set<std::thread::id> threads;
+  std::atomic<bool> outside_pool{false};
   p.run([&] {
     fj::parallel_for(0, 1000, [&](int i) {
       long local = fj::parallel_reduce(
-          0, 1000, 0L, [i](int j) { return long(i) * 1000 + j; }, std::plus<>{});
+          0, 1000, 0L,
+          [&, i](int j) {
+            if (j % 100 == 0) {
+              const int w = fj::this_worker_index();
+              if (w < 0 || w >= 4) outside_pool.store(true);
+              std::lock_guard<std::mutex> l(m);
+              threads.insert(std::this_thread::get_id());
+            }
+            return long(i) * 1000 + j;
+          },
+          std::plus<>{});
       sum += local;
     });
   });
   EXPECT_EQ(sum.load(), 999999L * 1000000L / 2);
+  EXPECT_FALSE(outside_pool.load());
+  EXPECT_LE(threads.size(), 4u);
 }
 
 TEST(ParallelReduce, EqualsSerialForEverySchedule) {

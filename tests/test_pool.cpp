@@ -1,7 +1,10 @@
 // pool: sizing, environment, worker indices, external and cross-pool callers, lifecycle.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -43,6 +46,7 @@ TEST(Pool, WorkerIndexInRange) {
   fj::pool p(4);
   std::mutex m;
   std::set<int> seen;
+  int children = 0;
   p.run([&] {
     EXPECT_EQ(fj::this_worker_index(), 0);  // the caller works in the external slot
     fj::task_group g;
@@ -51,8 +55,11 @@ TEST(Pool, WorkerIndexInRange) {
         int w = fj::this_worker_index();
         std::lock_guard<std::mutex> l(m);
         seen.insert(w);
+        ++children;
       });
   });
+  EXPECT_EQ(children, 2000);
+  EXPECT_FALSE(seen.empty());
   for (int w : seen) {
     EXPECT_GE(w, 0);
     EXPECT_LT(w, 4);
@@ -70,11 +77,11 @@ TEST(Pool, EightExternalThreadsAtOnce) {
   for (std::size_t n : {1, 2, 4}) {
     fj::pool p(n);
     std::vector<std::thread> callers;
-    std::vector<std::uint64_t> results(8);
+    std::atomic<int> correct{0};  // every run of every caller counts, not only the last one
     for (int t = 0; t < 8; ++t)
-      callers.emplace_back([&, t] {
-        for (int rep = 0; rep < 20; ++rep)
-          results[static_cast<std::size_t>(t)] = p.run([] {
+      callers.emplace_back([&] {
+        for (int rep = 0; rep < 20; ++rep) {
+          const std::uint64_t r = p.run([] {
             auto rec = [](auto& self, int k) -> std::uint64_t {
               if (k < 2) return static_cast<std::uint64_t>(k);
               auto [a, b] = fj::join([&] { return self(self, k - 1); }, [&] { return self(self, k - 2); });
@@ -82,17 +89,27 @@ TEST(Pool, EightExternalThreadsAtOnce) {
             };
             return rec(rec, 18);
           });
+          if (r == 2584u) correct.fetch_add(1);
+        }
       });
     for (auto& c : callers) c.join();
-    for (auto r : results) EXPECT_EQ(r, 2584u);
+    EXPECT_EQ(correct.load(), 8 * 20) << n << " threads";
   }
 }
 
 TEST(Pool, CrossPoolCallsDoNotDeadlock) {
   fj::pool a(2), b(3);
   auto r = a.run([&] {
-    auto [x, y] = fj::join([&] { return b.run([] { return fj::this_worker_index() >= 0 ? 1 : 0; }); },
-                           [&] { return b.run([&] { return a.run([] { return 2; }); }); });
+    auto [x, y] = fj::join(
+        [&] {
+          return b.run([&] {
+            const int w = fj::this_worker_index();  // an index of b, wherever b runs it
+            EXPECT_GE(w, 0);
+            EXPECT_LT(w, static_cast<int>(b.num_threads()));
+            return 1;
+          });
+        },
+        [&] { return b.run([&] { return a.run([] { return 2; }); }); });
     return x + y;
   });
   EXPECT_EQ(r, 3);
@@ -191,4 +208,46 @@ TEST(Pool, StealHalfKeepsResultsExact) {
     });
     for (auto& h : hits) ASSERT_EQ(h.load(), 1);
   }
+  // The steal-half path only runs after a successful steal: make sure there were some.
+  EXPECT_GT(p.statistics().steals, 0u) << "nothing was stolen: steal_half never ran";
+}
+
+// pool_options::pin_threads: background worker i runs on exactly the (i mod k)-th CPU of
+// the process's affinity mask (k CPUs). All workers meet in a rendezvous, so each reports
+// its own mask.
+TEST(Pool, PinThreadsPinsWorkerIToCpuI) {
+  cpu_set_t process_mask;
+  ASSERT_EQ(sched_getaffinity(0, sizeof process_mask, &process_mask), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &process_mask)) cpus.push_back(c);
+  fj::pool_options o;
+  o.num_threads = 3;
+  o.pin_threads = true;
+  fj::pool p(o);
+  std::vector<std::vector<int>> cpus_of(3);  // per worker index, written by that worker only
+  std::atomic<int> started{0};
+  std::atomic<bool> all_met{true};
+  p.run([&] {
+    fj::task_group g;
+    for (int i = 0; i < 3; ++i)
+      g.run([&] {
+        started.fetch_add(1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (started.load() < 3) {
+          if (std::chrono::steady_clock::now() > deadline) {
+            all_met.store(false);
+            return;
+          }
+          std::this_thread::yield();
+        }
+        cpu_set_t mine;
+        if (pthread_getaffinity_np(pthread_self(), sizeof mine, &mine) != 0) return;
+        auto& out = cpus_of[static_cast<std::size_t>(fj::this_worker_index())];
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+          if (CPU_ISSET(c, &mine)) out.push_back(c);
+      });
+  });
+  ASSERT_TRUE(all_met.load()) << "the three workers never ran at the same time";
+  for (std::size_t w = 1; w < 3; ++w) EXPECT_EQ(cpus_of[w], std::vector<int>{cpus[w % cpus.size()]}) << "worker " << w;
 }

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -49,25 +52,56 @@ TEST(TaskGroup, NestedTrees) {
   }
 }
 
+namespace {
+struct child_error {
+  int index;
+};
+}  // namespace
+
+// Children 0..3 throw distinct payloads. The first thrower is the one that wins a CAS on
+// `first`; it throws once another thrower has started (or after 1 s), and the others throw
+// only after the group is canceling, i.e. after it captured an exception. So the group
+// sees the first thrower's exception first, and must rethrow exactly that one, once,
+// however many more follow. Every child runs at most once.
 TEST(TaskGroup, FirstExceptionRethrownOnceAndGroupReusable) {
   fj::pool p(4);
-  std::atomic<int> executed{0};
+  constexpr int n = 10000, k_throwers = 4;
+  std::vector<std::atomic<int>> hits(n);
+  std::atomic<int> first{-1}, throwers_started{0}, thrown{0};
   p.run([&] {
     fj::task_group g;
-    for (int i = 0; i < 10000; ++i)
-      g.run([&executed, i] {
-        executed.fetch_add(1);
-        if (i % 997 == 13) throw std::runtime_error("child");
+    for (int i = 0; i < n; ++i)
+      g.run([&, i] {
+        hits[static_cast<std::size_t>(i)].fetch_add(1);
+        if (i >= k_throwers) return;
+        throwers_started.fetch_add(1);
+        int none = -1;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        if (first.compare_exchange_strong(none, i)) {
+          while (throwers_started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        } else {
+          while (!g.is_canceling() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        }
+        thrown.fetch_add(1);
+        throw child_error{i};
       });
-    EXPECT_THROW(g.wait(), std::runtime_error);
-    EXPECT_GE(executed.load(), 1);
-    EXPECT_LE(executed.load(), 10000);
+    try {
+      g.wait();
+      ADD_FAILURE() << "wait() did not rethrow";
+    } catch (const child_error& e) {
+      EXPECT_EQ(e.index, first.load()) << thrown.load() << " children threw";
+    }
     // Reusable after wait: no stale exception, no stale cancellation.
     std::atomic<int> again{0};
     for (int i = 0; i < 100; ++i) g.run([&] { again.fetch_add(1); });
-    g.wait();
+    EXPECT_NO_THROW(g.wait());
     EXPECT_EQ(again.load(), 100);
   });
+  EXPECT_GE(thrown.load(), 1);
+  for (std::size_t i = 0; i < hits.size(); ++i) ASSERT_LE(hits[i].load(), 1) << "child " << i;
+  ASSERT_GE(first.load(), 0);
+  EXPECT_EQ(hits[static_cast<std::size_t>(first.load())].load(), 1);
+  std::printf("FirstExceptionRethrownOnce: %d of %d throwers threw\n", thrown.load(), k_throwers);
 }
 
 TEST(TaskGroup, NonStdExceptionRethrownExactly) {
@@ -141,7 +175,22 @@ TEST(TaskGroup, ThrowingCopyConstructorSpawnsNothing) {
   bomb b;
   b.armed = true;
   EXPECT_THROW(g.run(b), std::runtime_error);
-  g.wait();  // returns: nothing was counted
+  // wait() returns at once when nothing was counted; a counted spawn that never runs would
+  // hang it, so a watchdog turns that into a clear failure instead of a ctest timeout.
+  std::atomic<bool> returned{false};
+  std::thread watchdog([&] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!returned.load()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        std::fprintf(stderr, "ThrowingCopyConstructorSpawnsNothing: wait() hung: the failed spawn was counted\n");
+        std::abort();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  g.wait();
+  returned.store(true);
+  watchdog.join();
 }
 
 TEST(TaskGroup, MillionChildrenFromOneThread) {

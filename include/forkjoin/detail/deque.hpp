@@ -201,7 +201,7 @@ class chase_lev_deque {
   std::int64_t top_seen_ = 0;                    // a past value of top_ (<= top_): the owner's room check
   std::atomic<T>* slots_ = nullptr;              // the current ring's slots and mask, for the owner
   std::int64_t mask_ = 0;
-  std::vector<ring*> retired_;                   // old rings live until the deque dies [P-DEQUE E5]
+  std::vector<ring*> retired_;  // old rings live until the deque dies [P-DEQUE E5]
 };
 
 }  // namespace forkjoin::detail
