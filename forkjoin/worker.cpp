@@ -134,8 +134,11 @@ void pool_impl::steal_more(worker_slot& w, worker& victim) noexcept {
 
 bool pool_impl::any_work_visible() const noexcept {
   if (injector_.size() != 0) return true;
-  for (const auto& s : slots_)
+  for (const auto& s : slots_) {
     if (s->deque_.has_public_work()) return true;
+    s->deque_.request_publication(
+        chase_lev_deque<job_header*>::k_asked);  // [P-DEQUE X5] publish and wake at the next push
+  }
   return false;
 }
 
@@ -231,7 +234,10 @@ void wait_for_group(worker& w, count_latch& latch) noexcept {
 }
 
 void on_new_internal_work(worker& w) noexcept {
-  w.deque_.publish();  // [P-POST Publish]
+  // [P-POST Publish] while any worker is idle, *asked* stays set, so every push publishes:
+  // an idle worker can take each new job even if this worker then runs long.
+  const bool someone_idle = w.idle_word_->load(std::memory_order_relaxed) != 0;
+  w.deque_.publish(someone_idle ? chase_lev_deque<job_header*>::k_asked : 0);
   w.pool_->sleep().notify_internal_work();
 }
 

@@ -74,10 +74,12 @@ class chase_lev_deque {
   }
 
   // Owner thread only. Makes every private element stealable.
-  void publish() noexcept {
-    release_fence();                                         // [P-DEQUE P3] publishes slots and ring; pairs with S3
-    bottom_.store(head_, k_fenced_store);                    // [P-DEQUE P4] release under TSan; pairs with S3
-    split_request_.store(false, std::memory_order_relaxed);  // [P-DEQUE X2] request served
+  // `keep`: request bits to leave set (the caller keeps *asked* while workers are idle).
+  void publish(std::uint8_t keep = 0) noexcept {
+    release_fence();                       // [P-DEQUE P3] publishes slots and ring; pairs with S3
+    bottom_.store(head_, k_fenced_store);  // [P-DEQUE P4] release under TSan; pairs with S3
+    if (publish_request_.load(std::memory_order_relaxed) != keep)
+      publish_request_.store(keep, std::memory_order_relaxed);  // [P-DEQUE X2] request served
   }
 
   // Owner thread only. The classic Chase-Lev push: push_private then publish.
@@ -103,9 +105,7 @@ class chase_lev_deque {
     seq_cst_fence();                                           // [P-DEQUE S2] pairs with T2 in pop_public
     std::int64_t b = bottom_.load(std::memory_order_acquire);  // [P-DEQUE S3] pairs with P3/P4
     if (t >= b) {
-      // [P-DEQUE X1] ask the owner to publish its private part; write only when needed so
-      // idle thieves do not bounce the owner's cache line.
-      if (!split_request_.load(std::memory_order_relaxed)) split_request_.store(true, std::memory_order_relaxed);
+      request_publication(k_asked);  // [P-DEQUE X1] found nothing public: ask the owner to publish
       return {steal_result::empty, T{}};
     }
     ring* r = ring_.load(std::memory_order_acquire);  // [P-DEQUE S4] pairs with the release store in grow()
@@ -114,14 +114,24 @@ class chase_lev_deque {
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed))  // [P-DEQUE S5] pairs with T4 and other thieves' S5
       return {steal_result::lost_race, T{}};
+    if (t + 1 >= b) request_publication(k_emptied);  // [P-DEQUE X3] took the last public element
     return {steal_result::success, x};
   }
 
-  // Owner thread only. True when a thief found the public part empty since the last publish.
-  bool split_requested() const noexcept { return split_request_.load(std::memory_order_relaxed); }
-  // Owner thread only; a hint (relaxed). True when thieves have taken every public element.
-  bool public_empty() const noexcept {
-    return top_.load(std::memory_order_relaxed) >= bottom_.load(std::memory_order_relaxed);
+  // Why the owner should publish at its next push [P-POST Publish]: an idle worker found the
+  // public part empty and asked (X1, X5), or the public part became empty (X3, X4, or the
+  // deque is new). Bits, so that the loop engine can split on demand only when asked.
+  static constexpr std::uint8_t k_asked = 1, k_emptied = 2;
+  // Owner thread only; a hint (relaxed). Any reason to publish: one load on push's path.
+  bool publish_requested() const noexcept { return publish_request_.load(std::memory_order_relaxed) != 0; }
+  // Owner thread only; a hint (relaxed). An idle worker asked for work from this deque.
+  bool split_requested() const noexcept { return (publish_request_.load(std::memory_order_relaxed) & k_asked) != 0; }
+  // Any thread. Records a reason to publish; writes only when the bit is missing, so that
+  // idle workers do not bounce the owner's cache line. Relaxed: a hint, re-raised by every
+  // sweep of an idle worker.
+  void request_publication(std::uint8_t why) const noexcept {
+    if ((publish_request_.load(std::memory_order_relaxed) & why) != why)
+      publish_request_.fetch_or(why, std::memory_order_relaxed);
   }
 
   // Any thread; a hint (relaxed). True when thieves could find something right now.
@@ -176,6 +186,7 @@ class chase_lev_deque {
     if (t > b) {
       bottom_.store(b + 1, std::memory_order_relaxed);
       head_ = b + 1;
+      request_publication(k_emptied);  // [P-DEQUE X4] the public part is empty
       return T{};
     }
     T x = slots_[b & mask_].load(std::memory_order_relaxed);
@@ -192,7 +203,10 @@ class chase_lev_deque {
 
   // Thief-written line: top and the split request.
   alignas(k_cache_line) std::atomic<std::int64_t> top_{0};
-  std::atomic<bool> split_request_{false};
+  // Publication request bits: set by idle workers and by whoever empties the public part,
+  // cleared by publish (X2). Start "emptied": the first push of a new deque publishes.
+  // Mutable: a hint that const observers (ReadJob) may raise.
+  mutable std::atomic<std::uint8_t> publish_request_{k_emptied};
   // Owner-written, thief-read line: the split point (end of the public part) and the ring.
   alignas(k_cache_line) std::atomic<std::int64_t> bottom_{0};
   std::atomic<ring*> ring_{nullptr};

@@ -61,11 +61,11 @@ void wake_worker(worker& w) noexcept;           // wake w if it sleeps (a latch 
 // Owner thread only. Push a job the current thread will eventually run itself if nobody
 // steals it: no fence, no read-modify-write, and a wake-up only when [INV-WAKE] asks for one.
 // [P-POST Publish] the job stays private only while thieves still have an older public job
-// of this deque to take, nobody asked, and no worker is idle.
+// of this deque to take and nobody asked (idle workers ask: X1 when searching, X5 before
+// they park).
 inline void push_job(worker& w, job_header* j) {
   w.deque_.push_private(j);
-  if (w.deque_.split_requested() || w.deque_.public_empty() || w.idle_word_->load(std::memory_order_relaxed) != 0)
-      [[unlikely]]
+  if (w.deque_.publish_requested()) [[unlikely]]
     on_new_internal_work(w);
 }
 
