@@ -15,10 +15,17 @@ int main(void) {
 #pragma omp critical
       plain++;
 #pragma omp critical(alpha)
-      named_a += 2;
+      {
+        long v = named_a; /* a read-modify-write with a window that only the lock closes */
+        for (volatile int k = 0; k < 20; ++k) {
+        }
+        named_a = v + 2;
+      }
 #pragma omp critical(beta)
       {
         long v = named_b;
+        for (volatile int k = 0; k < 20; ++k) {
+        }
         named_b = v + 3;
       }
 #pragma omp atomic

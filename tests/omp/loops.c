@@ -85,6 +85,20 @@ int main(void) {
     }
   }
 
+  /* the runtime's chunk mapping itself: static,4 through schedule(runtime) gives chunk c to
+     thread c % nthreads, counting down with step 3 */
+  static int owner[N];
+  omp_set_schedule(omp_sched_static, 4);
+  int nthr = 1;
+#pragma omp parallel
+  {
+#pragma omp single
+    nthr = omp_get_num_threads();
+#pragma omp for schedule(runtime)
+    for (long i = 3 * N - 1; i >= 0; i -= 3) owner[(3 * N - 1 - i) / 3] = omp_get_thread_num();
+  }
+  for (long k = 0; k < N; ++k) CHECK(owner[k] == (int)((k / 4) % nthr));
+
   /* combined parallel for, dynamic and runtime (GOMP_parallel_loop_*) */
   reset();
 #pragma omp parallel for schedule(dynamic, 4)

@@ -48,6 +48,20 @@ int main(void) {
   /* near the top of the range */
   SCHEDS(ULL_LOOP, ULLONG_MAX - 1000, i < ULLONG_MAX - 6, i += 7, 142); /* no wrap after the last */
   SCHEDS(ULL_LOOP, ULLONG_MAX, i > ULLONG_MAX - 1000, i -= 9, 112);
+  /* the runtime's chunk mapping itself: schedule(runtime) with static,5 gives chunk c (five
+     iterations, counted from the start) to thread c % nthreads, also counting down */
+  static int owner[N];
+  omp_set_schedule(omp_sched_static, 5);
+  int nthr = 1;
+#pragma omp parallel
+  {
+#pragma omp single
+    nthr = omp_get_num_threads();
+#pragma omp for schedule(runtime)
+    for (unsigned long long i = N; i > 0; --i) owner[N - i] = omp_get_thread_num();
+  }
+  for (unsigned long long k = 0; k < N; ++k) CHECK(owner[k] == (int)((k / 5) % (unsigned long long)nthr));
+
   /* combined parallel for over ull */
   unsigned long long s = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : s)

@@ -5,6 +5,7 @@
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -75,13 +76,15 @@ int main(void) {
     CHECK(grand == 50);
   }
 
-  /* the region's end and barriers run outstanding tasks */
+  /* the region's end and barriers wait for outstanding tasks, also long ones that other
+     threads are still running when the last thread arrives */
   int at_end = 0, at_barrier = 0, bad = 0;
 #pragma omp parallel reduction(+ : bad)
   {
     for (int i = 0; i < 20; ++i) {
 #pragma omp task
       {
+        if (i % 10 == 0) usleep(2000);
 #pragma omp atomic
         at_barrier++;
       }
