@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "internal.hpp"
 
@@ -90,13 +91,19 @@ bool run_any_task(thread_state& ts) noexcept {
 }  // namespace forkjoin::omp
 
 using namespace forkjoin::omp;
+using forkjoin::omp::ull;
+
+FORKJOIN_OMP_EXPORT void GOMP_taskgroup_start();
+FORKJOIN_OMP_EXPORT void GOMP_taskgroup_end();
 
 // flags: 1 untied, 2 final, 4 mergeable, 8 depend, 0x10 priority, 0x2000 detach
-FORKJOIN_OMP_EXPORT void GOMP_task(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
-                                   bool if_clause, unsigned flags, void** depend, int priority, void* detach) {
-  (void)priority;  // a hint; every task is scheduled alike
-  if ((flags & 8u) != 0 && depend != nullptr) unsupported("task depend clause");
-  if ((flags & 0x2000u) != 0 && detach != nullptr) unsupported("task detach clause");
+namespace forkjoin::omp {
+namespace {
+// Creates one explicit task of the current task; `prepare` may edit the task's copy of the
+// arguments before the task can run (taskloop writes its bounds there).
+template <class Prepare>
+void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, bool if_clause,
+           unsigned flags, Prepare prepare) {
   thread_state& ts = self();
   task* parent = ts.cur_task;
   team& tm = *ts.cur_team;
@@ -105,6 +112,7 @@ FORKJOIN_OMP_EXPORT void GOMP_task(fn_t fn, void* data, void (*cpyfn)(void*, voi
   const bool undeferred = !if_clause || parent->final_task || tm.nthreads == 1 ||
                           tm.pending_tasks.load(std::memory_order_relaxed) > k_throttle;
   task* t = allocate(cpyfn, data, arg_size, arg_align);
+  prepare(t->data);
   t->fn = fn;
   t->parent = parent;
   t->owner_team = &tm;
@@ -126,6 +134,78 @@ FORKJOIN_OMP_EXPORT void GOMP_task(fn_t fn, void* data, void (*cpyfn)(void*, voi
   t->seq = ts.push_seq++;
   tm.deques[ts.id].push(t);
   tm.wakeup.notify();
+}
+
+// [P-OMP Taskloop] splits the loop into tasks whose argument blocks start with {lo, hi} in
+// the induction variable's type. flags: 0x100 up (ull), 0x200 grainsize, 0x400 if,
+// 0x800 nogroup, 0x1000 reduction, 0x4000 strict grainsize.
+template <class T>
+void taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, unsigned flags,
+              unsigned long num_tasks, T start, T end, T step) {
+  if ((flags & 0x1000u) != 0) unsupported("taskloop reduction");
+  bool up;
+  if constexpr (std::is_same_v<T, ull>)
+    up = (flags & 0x100u) != 0;
+  else
+    up = step > 0;
+  const auto s = static_cast<std::uint64_t>(start), e = static_cast<std::uint64_t>(end);
+  if (up ? start >= end : start <= end) return;  // empty (T's own comparison: signed or not)
+  const std::uint64_t diff = up ? e - s : s - e;
+  const std::uint64_t st = up ? static_cast<std::uint64_t>(step) : std::uint64_t{0} - static_cast<std::uint64_t>(step);
+  const std::uint64_t n = diff / st + (diff % st != 0 ? 1 : 0);
+  // task sizes: `ntasks` tasks, the first `extra` of them one iteration larger, or (strict
+  // grainsize) tasks of exactly `grain` iterations and a shorter last one
+  std::uint64_t ntasks, grain = 0;
+  const bool strict = (flags & 0x4200u) == 0x4200u;
+  if ((flags & 0x200u) != 0) {
+    grain = num_tasks != 0 ? num_tasks : 1;
+    ntasks = strict ? n / grain + (n % grain != 0 ? 1 : 0) : (n / grain != 0 ? n / grain : 1);
+  } else {
+    ntasks = num_tasks != 0 ? num_tasks : self().cur_team->nthreads;
+    if (ntasks > n) ntasks = n;
+  }
+  if (arg_size < static_cast<long>(2 * sizeof(T))) fatal("taskloop argument block too small for its bounds");
+  const bool group = (flags & 0x800u) == 0;
+  if (group) GOMP_taskgroup_start();
+  const bool if_clause = (flags & 0x400u) != 0;
+  std::uint64_t lo = 0;
+  for (std::uint64_t k = 0; k < ntasks; ++k) {
+    std::uint64_t size = strict ? (n - lo < grain ? n - lo : grain) : n / ntasks + (k < n % ntasks ? 1 : 0);
+    std::uint64_t hi = lo + size;
+    T tlo = static_cast<T>(s + lo * static_cast<std::uint64_t>(step));
+    T thi = hi == n ? end : static_cast<T>(s + hi * static_cast<std::uint64_t>(step));
+    spawn(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, [&](void* copy) {
+      static_cast<T*>(copy)[0] = tlo;
+      static_cast<T*>(copy)[1] = thi;
+    });
+    lo = hi;
+  }
+  if (group) GOMP_taskgroup_end();
+}
+}  // namespace
+}  // namespace forkjoin::omp
+
+// flags: 1 untied, 2 final, 4 mergeable, 8 depend, 0x10 priority, 0x2000 detach
+FORKJOIN_OMP_EXPORT void GOMP_task(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
+                                   bool if_clause, unsigned flags, void** depend, int priority, void* detach) {
+  (void)priority;  // a hint; every task is scheduled alike
+  if ((flags & 8u) != 0 && depend != nullptr) unsupported("task depend clause");
+  if ((flags & 0x2000u) != 0 && detach != nullptr) unsupported("task detach clause");
+  spawn(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, [](void*) {});
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
+                                       unsigned flags, unsigned long num_tasks, int priority, long start, long end,
+                                       long step) {
+  (void)priority;
+  taskloop<long>(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, end, step);
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_taskloop_ull(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size,
+                                           long arg_align, unsigned flags, unsigned long num_tasks, int priority,
+                                           ull start, ull end, ull step) {
+  (void)priority;
+  taskloop<ull>(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, end, step);
 }
 
 FORKJOIN_OMP_EXPORT void GOMP_taskwait() {

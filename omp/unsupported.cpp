@@ -31,13 +31,7 @@ FJ_UNSUPPORTED(void, GOMP_doacross_wait, (long, ...), "doacross (ordered(n))")
 FJ_UNSUPPORTED(void, GOMP_doacross_ull_post, (ull*), "doacross (ordered(n))")
 FJ_UNSUPPORTED(void, GOMP_doacross_ull_wait, (ull, ...), "doacross (ordered(n))")
 
-// taskloop and task reductions
-FJ_UNSUPPORTED(void, GOMP_taskloop,
-               (fn_t, void*, void (*)(void*, void*), long, long, unsigned, unsigned long, int, long, long, long),
-               "taskloop")
-FJ_UNSUPPORTED(void, GOMP_taskloop_ull,
-               (fn_t, void*, void (*)(void*, void*), long, long, unsigned, unsigned long, int, ull, ull, ull),
-               "taskloop")
+// task reductions
 FJ_UNSUPPORTED(void, GOMP_taskgroup_reduction_register, (std::uintptr_t*), "task reductions (task_reduction)")
 FJ_UNSUPPORTED(void, GOMP_taskgroup_reduction_unregister, (std::uintptr_t*), "task reductions (task_reduction)")
 FJ_UNSUPPORTED(void, GOMP_task_reduction_remap, (std::size_t, std::size_t, void**), "task reductions (in_reduction)")

@@ -26,14 +26,11 @@ int main(int argc, char** argv) {
 #pragma omp ordered depend(source)
     }
     y = a[99];
-  } else if (strcmp(argv[1], "taskloop") == 0) {
+  } else if (strcmp(argv[1], "taskloop_reduction") == 0) {
 #pragma omp parallel
 #pragma omp single
-#pragma omp taskloop
-    for (int i = 0; i < 10; ++i) {
-#pragma omp atomic
-      x++;
-    }
+#pragma omp taskloop reduction(+ : x)
+    for (int i = 0; i < 10; ++i) x++;
   }
   printf("ran %d %d\n", x, y);
   return 0;
