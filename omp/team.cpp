@@ -19,6 +19,12 @@ namespace forkjoin::omp {
 // ---- diagnostics and waiting -------------------------------------------------------------
 
 void unsupported(const char* construct) noexcept {
+  // Several team threads may reach the construct at once: one reports and aborts, the others
+  // wait for the abort, so the message appears once.
+  static std::atomic<bool> reported{false};
+  if (reported.exchange(true, std::memory_order_relaxed)) {
+    for (;;) pause();
+  }
   std::fprintf(stderr, "forkjoin-omp: %s is not supported\n", construct);
   std::fflush(stderr);
   std::abort();

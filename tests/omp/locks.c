@@ -4,6 +4,10 @@
 
 #include "check.h"
 
+/* libgomp 12 lacks it although omp.h declares it: weak, so that the copy of this test linked
+   against libgomp (run under the forkjoin-omp launcher) links too and binds it at run time */
+#pragma weak omp_init_lock_with_hint
+
 int main(void) {
   CHECK(sizeof(omp_lock_t) == 4 && sizeof(omp_nest_lock_t) == 16);
   omp_lock_t l;
