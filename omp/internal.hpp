@@ -171,6 +171,12 @@ struct task {
   bool implicit = false;
   bool final_task = false;
   bool deferred = false;
+  // dependences ([P-OMP Depend])
+  std::atomic<std::uint32_t> npred{0};  // unfinished predecessors + 1 while being created
+  std::uint32_t dep_lock = 0;           // futex mutex over dep_done and successors
+  bool dep_done = false;                // finished: later tasks need no edge from it
+  std::vector<task*>* successors = nullptr;
+  struct dep_map* deps = nullptr;  // its children's last writers and readers, by address
 };
 
 void run_task(thread_state& ts, task* t) noexcept;
@@ -178,6 +184,16 @@ void run_task(thread_state& ts, task* t) noexcept;
 bool run_any_task(thread_state& ts) noexcept;
 // Waits until latch reaches zero, running descendants of the current task meanwhile.
 void wait_descendants(thread_state& ts, count_latch& latch) noexcept;
+// Runs one descendant of the current task from this thread's deque, if there is one.
+bool run_own_descendant(thread_state& ts) noexcept;
+void release_task(task* t) noexcept;  // drops one reference ([P-OMP Task T5])
+void push_ready(thread_state& ts, task* t) noexcept;
+
+// [P-OMP Depend] (depend.cpp). Adds the edges from t's earlier siblings to t, which must not
+// be visible yet; `record` makes later siblings depend on t. Leaves t->npred at 1 + edges.
+void add_dependences(task* parent, task* t, void** depend, bool record);
+void release_successors(thread_state& ts, task* t) noexcept;  // t finished
+void clear_dependences(task* t) noexcept;                     // all of t's children finished
 
 // ---- work shares ([P-OMP WS]) ------------------------------------------------------------
 

@@ -14,19 +14,14 @@ namespace {
 // runaway producer can pin; 10^5-task programs stay well below it).
 constexpr std::int64_t k_throttle = std::int64_t{1} << 22;
 
-void release(task* t) noexcept {
-  if (t->implicit) return;
-  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP Task T5] the last reference frees
-    t->~task();
-    std::free(t);
-  }
-}
+void release(task* t) noexcept { release_task(t); }
 
 // [P-OMP Task T4] bookkeeping when a task's body has returned.
-void finish(task* t) noexcept {
+void finish(thread_state& ts, task* t) noexcept {
   team* tm = t->owner_team;
   const bool deferred = t->deferred;
   if (deferred) {
+    release_successors(ts, t);
     if (t->group != nullptr) t->group->pending.done();
     t->parent->children.done();
     release(t->parent);
@@ -54,6 +49,23 @@ task* allocate(void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_
 }
 }  // namespace
 
+void release_task(task* t) noexcept {
+  if (t->implicit) return;
+  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP Task T5] the last reference frees
+    clear_dependences(t);
+    delete t->successors;
+    t->~task();
+    std::free(t);
+  }
+}
+
+void push_ready(thread_state& ts, task* t) noexcept {
+  team& tm = *t->owner_team;
+  t->seq = ts.push_seq++;
+  tm.deques[ts.id].push(t);
+  tm.wakeup.notify();
+}
+
 void run_task(thread_state& ts, task* t) noexcept {
   task* prev = ts.cur_task;
   ts.cur_task = t;
@@ -61,7 +73,7 @@ void run_task(thread_state& ts, task* t) noexcept {
   t->mark = ts.push_seq;  // [P-OMP Task T3] tasks pushed from now on are its descendants
   t->fn(t->data);
   ts.cur_task = prev;
-  finish(t);
+  finish(ts, t);
 }
 
 bool run_any_task(thread_state& ts) noexcept {
@@ -103,7 +115,7 @@ namespace {
 // arguments before the task can run (taskloop writes its bounds there).
 template <class Prepare>
 void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, bool if_clause,
-           unsigned flags, Prepare prepare) {
+           unsigned flags, Prepare prepare, void** depend = nullptr) {
   thread_state& ts = self();
   task* parent = ts.cur_task;
   team& tm = *ts.cur_team;
@@ -119,7 +131,19 @@ void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long
   t->icvs = parent->icvs;
   t->final_task = (flags & 2u) != 0 || parent->final_task;
   t->current_group = parent->current_group;
+  // [P-OMP Depend] siblings all ran at creation in a team of one or under a final task
+  const bool track = depend != nullptr && tm.nthreads > 1 && !parent->final_task;
+  t->npred.store(1, std::memory_order_relaxed);
+  if (track) add_dependences(parent, t, depend, !undeferred);
   if (undeferred) {
+    // an undeferred task waits for its predecessors, which are descendants of the current task
+    int round = 0;
+    while (t->npred.load(std::memory_order_acquire) != 1) {  // [P-OMP Depend D3] pairs with D2
+      if (run_own_descendant(ts))
+        round = 0;
+      else
+        spin_pause(round < k_spin_rounds + k_yield_rounds ? round++ : round);
+    }
     run_task(ts, t);
     return;
   }
@@ -131,9 +155,8 @@ void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long
   parent->children.add();
   if (t->group != nullptr) t->group->pending.add();
   tm.pending_tasks.fetch_add(1, std::memory_order_relaxed);
-  t->seq = ts.push_seq++;
-  tm.deques[ts.id].push(t);
-  tm.wakeup.notify();
+  // drop the creation guard; with predecessors left, the last of them pushes t
+  if (t->npred.fetch_sub(1, std::memory_order_acq_rel) == 1) push_ready(ts, t);  // [P-OMP Depend D2]
 }
 
 // [P-OMP Taskloop] splits the loop into tasks whose argument blocks start with {lo, hi} in
@@ -189,9 +212,9 @@ void taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, l
 FORKJOIN_OMP_EXPORT void GOMP_task(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
                                    bool if_clause, unsigned flags, void** depend, int priority, void* detach) {
   (void)priority;  // a hint; every task is scheduled alike
-  if ((flags & 8u) != 0 && depend != nullptr) unsupported("task depend clause");
   if ((flags & 0x2000u) != 0 && detach != nullptr) unsupported("task detach clause");
-  spawn(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, [](void*) {});
+  spawn(
+      fn, data, cpyfn, arg_size, arg_align, if_clause, flags, [](void*) {}, (flags & 8u) != 0 ? depend : nullptr);
 }
 
 FORKJOIN_OMP_EXPORT void GOMP_taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
@@ -211,9 +234,13 @@ FORKJOIN_OMP_EXPORT void GOMP_taskloop_ull(fn_t fn, void* data, void (*cpyfn)(vo
 FORKJOIN_OMP_EXPORT void GOMP_taskwait() {
   thread_state& ts = self();
   wait_descendants(ts, ts.cur_task->children);
+  clear_dependences(ts.cur_task);  // every child finished: no later sibling needs an edge
 }
 
-FORKJOIN_OMP_EXPORT void GOMP_taskwait_depend(void**) { unsupported("taskwait depend clause"); }
+// taskwait depend(...): an empty undeferred task with those dependences
+FORKJOIN_OMP_EXPORT void GOMP_taskwait_depend(void** depend) {
+  spawn([](void*) {}, nullptr, nullptr, 0, 1, false, 8u, [](void*) {}, depend);
+}
 
 FORKJOIN_OMP_EXPORT void GOMP_taskyield() {}
 

@@ -84,22 +84,24 @@ static void wait_latch(thread_state& ts, count_latch& latch, Step step) noexcept
   latch.reset();
 }
 
-void wait_descendants(thread_state& ts, count_latch& latch) noexcept {
+bool run_own_descendant(thread_state& ts) noexcept {
   team& t = *ts.cur_team;
-  wait_latch(ts, latch, [&] {
-    if (t.deques == nullptr) return false;
-    // [P-OMP Task T3] only tasks this thread pushed since the current task started are
-    // certainly its descendants; they sit at the owner's end of the deque.
-    auto& dq = t.deques[ts.id];
-    task* x = dq.pop();
-    if (x == nullptr) return false;
-    if (x->seq < ts.cur_task->mark) {
-      dq.push(x);
-      return false;
-    }
-    run_task(ts, x);
-    return true;
-  });
+  if (t.deques == nullptr) return false;
+  // [P-OMP Task T3] only tasks this thread pushed since the current task started are
+  // certainly its descendants; they sit at the owner's end of the deque.
+  auto& dq = t.deques[ts.id];
+  task* x = dq.pop();
+  if (x == nullptr) return false;
+  if (x->seq < ts.cur_task->mark) {
+    dq.push(x);
+    return false;
+  }
+  run_task(ts, x);
+  return true;
+}
+
+void wait_descendants(thread_state& ts, count_latch& latch) noexcept {
+  wait_latch(ts, latch, [&] { return run_own_descendant(ts); });
 }
 
 // ---- thread state ------------------------------------------------------------------------
@@ -204,6 +206,7 @@ team::team(unsigned n) : nthreads(n) {
 }
 
 team::~team() {
+  for (unsigned i = 0; i < nthreads; ++i) clear_dependences(&implicit_tasks[i]);
   delete[] implicit_tasks;
   delete[] deques;
   delete saved;

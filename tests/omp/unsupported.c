@@ -8,14 +8,14 @@
 int main(int argc, char** argv) {
   CHECK(argc == 2);
   int x = 0, y = 0;
-  if (strcmp(argv[1], "depend") == 0) {
+  if (strcmp(argv[1], "detach") == 0) {
 #pragma omp parallel
 #pragma omp single
     {
-#pragma omp task depend(out : x)
+      omp_event_handle_t ev;
+#pragma omp task detach(ev)
       x = 1;
-#pragma omp task depend(in : x)
-      y = x;
+#pragma omp taskwait
     }
   } else if (strcmp(argv[1], "doacross") == 0) {
     int a[100] = {0};
