@@ -226,8 +226,9 @@ global_config read_environment() {
 }  // namespace
 
 const global_config& config() noexcept {
-  static const global_config c = read_environment();
-  return c;
+  // never destroyed: parked team threads may still read it while the process exits
+  static const global_config* c = new global_config(read_environment());
+  return *c;
 }
 
 // Read the environment when the library loads, so malformed values are reported at start-up.

@@ -116,7 +116,15 @@ struct crew_thread {
 namespace {
 thread_local thread_state* tls_state = nullptr;
 
+// [P-OMP Team F1] fork() copies only the calling thread: in the child its crews' threads do
+// not exist, so it forgets them (leaking their records) and starts new ones when needed.
+void forget_crews_in_child() {
+  if (tls_state != nullptr) tls_state->crews.clear();
+}
+
 thread_state& make_self() {
+  static const int registered = pthread_atfork(nullptr, nullptr, &forget_crews_in_child);
+  (void)registered;
   auto* ts = new thread_state;
   auto* t = new team(1);
   t->implicit_tasks[0].icvs = config().initial;
