@@ -1,0 +1,106 @@
+// depend.cpp: task dependences between sibling tasks (depend in/out/inout/mutexinoutset,
+// both depend-array formats and depobj). [P-OMP Depend]
+#include <unordered_map>
+#include <vector>
+
+#include "internal.hpp"
+#include "lock.hpp"
+
+namespace forkjoin::omp {
+
+// Per address: the last sibling that wrote it and the siblings that read it since. Each
+// recorded task holds a reference, so the pointers stay valid after the task finished.
+struct dep_record {
+  task* last_out = nullptr;
+  std::vector<task*> readers;
+};
+struct dep_map {
+  std::unordered_map<void*, dep_record> by_address;
+};
+
+namespace {
+
+void hold(task* t) { t->refs.fetch_add(1, std::memory_order_relaxed); }
+
+// [P-OMP Depend D1] an edge pred -> succ, unless pred has already finished.
+void add_edge(task* pred, task* succ) {
+  if (pred == succ) return;
+  mutex_lock(&pred->dep_lock);
+  if (!pred->dep_done) {
+    if (pred->successors == nullptr) pred->successors = new std::vector<task*>;
+    pred->successors->push_back(succ);
+    succ->npred.fetch_add(1, std::memory_order_relaxed);  // succ is not visible yet
+  }
+  mutex_unlock(&pred->dep_lock);
+}
+
+void depend_on(dep_map& m, task* t, void* addr, bool out, bool record) {
+  dep_record& r = m.by_address[addr];
+  if (r.last_out != nullptr) add_edge(r.last_out, t);
+  if (out) {
+    for (task* reader : r.readers) add_edge(reader, t);
+    if (!record) return;
+    for (task* reader : r.readers) release_task(reader);  // t itself stays alive: it is not published yet
+    r.readers.clear();
+    if (r.last_out != nullptr && r.last_out != t) release_task(r.last_out);
+    if (r.last_out != t) {
+      hold(t);
+      r.last_out = t;
+    }
+  } else if (record && r.last_out != t) {
+    hold(t);
+    r.readers.push_back(t);
+  }
+}
+}  // namespace
+
+// depend arrays: old format [n, nout, out addresses..., in addresses...]; new format (gcc uses
+// it when there is a mutexinoutset or a depobj) [0, n, nout, nmutexinoutset, nin, addresses...,
+// depobj pointers...], where a depobj points to {address, kind}: 1 in, 2 out, 3 inout,
+// 4 mutexinoutset. mutexinoutset is ordered like inout here: stricter, and still exclusive.
+void add_dependences(task* parent, task* t, void** depend, bool record) {
+  if (parent->deps == nullptr) parent->deps = new dep_map;
+  dep_map& m = *parent->deps;
+  auto word = [&](std::size_t i) { return reinterpret_cast<std::uintptr_t>(depend[i]); };
+  if (word(0) != 0) {
+    const std::size_t n = word(0), nout = word(1);
+    for (std::size_t i = 0; i < n; ++i) depend_on(m, t, depend[2 + i], i < nout, record);
+    return;
+  }
+  const std::size_t n = word(1), nout = word(2), nmutex = word(3), nin = word(4);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i < nout + nmutex + nin) {
+      depend_on(m, t, depend[5 + i], i < nout + nmutex, record);
+    } else {
+      auto* obj = static_cast<void**>(depend[5 + i]);
+      const auto kind = reinterpret_cast<std::uintptr_t>(obj[1]);
+      depend_on(m, t, obj[0], kind != 1, record);
+    }
+  }
+}
+
+void release_successors(thread_state& ts, task* t) noexcept {
+  mutex_lock(&t->dep_lock);
+  t->dep_done = true;
+  std::vector<task*>* succ = t->successors;
+  t->successors = nullptr;
+  mutex_unlock(&t->dep_lock);
+  if (succ == nullptr) return;
+  for (task* s : *succ)
+    if (s->npred.fetch_sub(1, std::memory_order_acq_rel) == 1)  // [P-OMP Depend D2] pairs with D3 and other D2s
+      push_ready(ts, s);
+  delete succ;
+}
+
+void clear_dependences(task* t) noexcept {
+  dep_map* m = t->deps;
+  if (m == nullptr) return;
+  t->deps = nullptr;
+  for (auto& [addr, r] : m->by_address) {
+    if (r.last_out != nullptr) release_task(r.last_out);
+    for (task* reader : r.readers) release_task(reader);
+  }
+  delete m;
+}
+
+}  // namespace forkjoin::omp

@@ -1,0 +1,310 @@
+// internal.hpp: the state shared by the files of libforkjoin-omp (the libgomp ABI on
+// forkjoin): internal control variables, thread state, teams, work shares, explicit tasks
+// and the waiting primitives. Protocols: forkjoin/DESIGN.md, section "OpenMP layer",
+// steps tagged [P-OMP ...].
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "forkjoin/detail/atomic.hpp"
+#include "forkjoin/detail/deque.hpp"
+
+#define FORKJOIN_OMP_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace forkjoin::omp {
+
+using fn_t = void (*)(void*);
+using ull = unsigned long long;
+
+// ---- diagnostics -------------------------------------------------------------------------
+
+// Prints "forkjoin-omp: <construct> is not supported" and aborts: an unimplemented
+// construct must stop, never run wrong.
+[[noreturn]] void unsupported(const char* construct) noexcept;
+// Prints "forkjoin-omp: <message>" and aborts.
+[[noreturn]] void fatal(const char* message) noexcept;
+
+// ---- internal control variables (OpenMP 5.0 section 2.5) ---------------------------------
+
+enum sched_kind : int { k_sched_static = 1, k_sched_dynamic = 2, k_sched_guided = 3, k_sched_auto = 4 };
+inline constexpr unsigned k_sched_monotonic = 0x80000000u;
+inline constexpr unsigned k_max_levels = 255;  // omp_get_supported_active_levels, as libgomp
+
+// The ICVs a task carries (data environment ICVs: copied into every new task).
+struct icv {
+  unsigned nthreads = 1;  // nthreads-var for regions this task starts
+  int run_sched = k_sched_dynamic;
+  long run_chunk = 1;
+  bool run_monotonic = false;
+  bool dyn = false;
+  unsigned max_active_levels = 1;
+  unsigned bind = 0;  // proc-bind-var: 0 false, 1 true, 2 primary, 3 close, 4 spread
+};
+
+// Process-wide settings from the environment (env.cpp), read once, then constant.
+struct global_config {
+  icv initial;                          // the initial task's ICVs
+  std::vector<unsigned> nthreads_list;  // OMP_NUM_THREADS per level (index = level - 1)
+  unsigned thread_limit = 0;            // 0: unlimited
+  std::size_t stack_size = 0;           // 0: the system default for team threads
+  unsigned num_procs = 1;
+  bool cancellation = false;
+  int max_task_priority = 0;
+  bool passive_wait = false;  // OMP_WAIT_POLICY=passive: park without spinning
+};
+const global_config& config() noexcept;
+
+// ---- waiting ([P-OMP Wait]) --------------------------------------------------------------
+
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept;
+void futex_wake_all(std::atomic<std::uint32_t>& word) noexcept;
+void futex_wait_u32(std::uint32_t* word, std::uint32_t expected) noexcept;
+void futex_wake_u32(std::uint32_t* word, int count) noexcept;
+
+// An event count: waiters spin, yield, then park until pred() holds; whoever changes what a
+// pred depends on calls notify(). notify costs one fence and a load when nobody sleeps.
+struct event {
+  std::atomic<std::uint32_t> seq{0};
+  std::atomic<std::uint32_t> sleepers{0};
+
+  void notify() noexcept {
+    forkjoin::detail::seq_cst_fence();  // [P-OMP Wait W2] pairs with W1 in wait_until
+    if (sleepers.load(std::memory_order_relaxed) != 0) {
+      seq.fetch_add(1, std::memory_order_release);  // [P-OMP Wait W3] a parked waiter's expected value is stale
+      futex_wake_all(seq);
+    }
+  }
+  // step() is called on every round; it returns true when it did useful work (ran a task),
+  // which restarts the spin ladder.
+  template <class Pred, class Step>
+  void wait_until(Pred pred, Step step) noexcept;
+};
+
+// Spin-then-yield rounds before parking ([P-OMP Wait W0]).
+inline constexpr int k_spin_rounds = 200;
+inline constexpr int k_yield_rounds = 32;
+void spin_pause(int round) noexcept;  // PAUSE for small rounds, sched_yield for larger ones
+
+template <class Pred, class Step>
+void event::wait_until(Pred pred, Step step) noexcept {
+  int round = config().passive_wait ? k_spin_rounds + k_yield_rounds : 0;
+  for (;;) {
+    if (pred()) return;
+    if (step()) {
+      round = 0;
+      continue;
+    }
+    if (round < k_spin_rounds + k_yield_rounds) {
+      spin_pause(round++);
+      continue;
+    }
+    std::uint32_t s = seq.load(std::memory_order_acquire);
+    sleepers.fetch_add(1, std::memory_order_relaxed);
+    forkjoin::detail::seq_cst_fence();  // [P-OMP Wait W1] pairs with W2 in notify
+    if (pred()) {
+      sleepers.fetch_sub(1, std::memory_order_relaxed);
+      return;
+    }
+    if (!step()) futex_wait(seq, s);
+    sleepers.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+struct thread_state;
+void wake_thread(thread_state& ts) noexcept;
+
+// A count that one owner thread waits to see at zero ([P-OMP Count]): children of a task,
+// members of a taskgroup, team threads still attached to a finished team. The word holds the
+// count times two plus a "the owner sleeps" bit.
+struct count_latch {
+  std::atomic<std::uint64_t> word{0};
+  thread_state* owner = nullptr;  // set before the first add, constant while the count is non-zero
+
+  void add(std::uint64_t n = 1) noexcept {
+    word.fetch_add(2 * n, std::memory_order_relaxed);  // published by the push that follows
+  }
+  // The caller's last access to this latch's memory (unless it holds a reference to it).
+  void done() noexcept {
+    thread_state* o = owner;  // [P-OMP Count C1] read before C2: afterwards the latch may be gone
+    if (word.fetch_sub(2, std::memory_order_acq_rel) == 3)  // [P-OMP Count C2] pairs with C3 and C4
+      wake_thread(*o);
+  }
+  bool zero() const noexcept {
+    return word.load(std::memory_order_acquire) < 2;  // [P-OMP Count C3] pairs with C2
+  }
+  bool try_announce_sleep() noexcept {
+    std::uint64_t v = word.load(std::memory_order_relaxed);
+    while (v >= 2) {
+      if ((v & 1) != 0) return true;
+      if (word.compare_exchange_weak(v, v | 1, std::memory_order_acq_rel,
+                                     std::memory_order_relaxed))  // [P-OMP Count C4] pairs with C2
+        return true;
+    }
+    return false;
+  }
+  void reset() noexcept { word.store(0, std::memory_order_relaxed); }  // owner, after zero()
+};
+
+// ---- tasks -------------------------------------------------------------------------------
+
+struct team;
+struct taskgroup {
+  count_latch pending;  // tasks of the group (and their descendants) not finished
+  taskgroup* prev = nullptr;
+};
+
+struct task {
+  fn_t fn = nullptr;
+  void* data = nullptr;
+  task* parent = nullptr;              // null for implicit tasks
+  taskgroup* group = nullptr;          // the taskgroup this task is counted in
+  taskgroup* current_group = nullptr;  // innermost taskgroup while it runs
+  team* owner_team = nullptr;
+  icv icvs;
+  count_latch children;                // deferred children not finished
+  std::atomic<std::uint32_t> refs{1};  // 1 while unfinished + 1 per unfinished child
+  std::uint64_t seq = 0;               // push order on its creator's deque ([P-OMP Task T3])
+  std::uint64_t mark = 0;              // the runner's push counter when it started running
+  bool implicit = false;
+  bool final_task = false;
+  bool deferred = false;
+  // dependences ([P-OMP Depend])
+  std::atomic<std::uint32_t> npred{0};  // unfinished predecessors + 1 while being created
+  std::uint32_t dep_lock = 0;           // futex mutex over dep_done and successors
+  bool dep_done = false;                // finished: later tasks need no edge from it
+  std::vector<task*>* successors = nullptr;
+  struct dep_map* deps = nullptr;  // its children's last writers and readers, by address
+};
+
+void run_task(thread_state& ts, task* t) noexcept;
+// Runs one task of ts's team if one is available (any task: barrier rules). True if it ran one.
+bool run_any_task(thread_state& ts) noexcept;
+// Waits until latch reaches zero, running descendants of the current task meanwhile.
+void wait_descendants(thread_state& ts, count_latch& latch) noexcept;
+// Runs one descendant of the current task from this thread's deque, if there is one.
+bool run_own_descendant(thread_state& ts) noexcept;
+void release_task(task* t) noexcept;  // drops one reference ([P-OMP Task T5])
+void push_ready(thread_state& ts, task* t) noexcept;
+
+// [P-OMP Depend] (depend.cpp). Adds the edges from t's earlier siblings to t, which must not
+// be visible yet; `record` makes later siblings depend on t. Leaves t->npred at 1 + edges.
+void add_dependences(task* parent, task* t, void** depend, bool record);
+void release_successors(thread_state& ts, task* t) noexcept;  // t finished
+void clear_dependences(task* t) noexcept;                     // all of t's children finished
+
+// ---- work shares ([P-OMP WS]) ------------------------------------------------------------
+
+inline constexpr unsigned k_ws_ring = 8;
+
+struct alignas(forkjoin::detail::k_cache_line) work_share {
+  std::atomic<long> index{-1};              // which encounter this slot holds, published last
+  std::atomic<std::uint32_t> remaining{0};  // team threads that have not ended it
+  // loop description, in the iteration space [0, count)
+  int kind = k_sched_static;
+  bool is_ull = false;
+  bool ordered = false;
+  bool fetch_add_ok = false;  // next + nthreads * chunk cannot overflow
+  std::uint64_t count = 0;
+  std::uint64_t chunk = 0;
+  std::uint64_t start = 0;  // as the caller's type, bit-cast to 64 bits
+  std::uint64_t end = 0;
+  std::uint64_t incr = 0;
+  alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> next{0};
+  alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> ordered_next{0};
+  std::atomic<void*> copy_data{nullptr};
+  std::atomic<std::uint32_t> copy_ready{0};
+};
+
+// ---- teams -------------------------------------------------------------------------------
+
+struct crew_thread;
+
+struct saved_state;
+
+struct team {
+  team(unsigned n);
+  ~team();
+
+  const unsigned nthreads;
+  unsigned level = 0;         // omp_get_level inside
+  unsigned active_level = 0;  // omp_get_active_level inside
+  team* parent = nullptr;
+  unsigned parent_thread = 0;  // the primary thread's number in the parent team
+  fn_t fn = nullptr;
+  void* data = nullptr;
+  bool prestarted_ws = false;  // a combined construct set up work share 0 ([P-OMP Team S3])
+
+  // [P-OMP Barrier] arrivals in the low 32 bits, generation in the high 32
+  alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> barrier_word{0};
+  alignas(forkjoin::detail::k_cache_line) std::atomic<std::int64_t> pending_tasks{0};
+  alignas(forkjoin::detail::k_cache_line) event wakeup;  // barrier, tasks, ordered, work share slots
+  alignas(forkjoin::detail::k_cache_line) std::atomic<long> ws_started{0};
+  work_share ws[k_ws_ring];
+  count_latch attached;  // crew threads that may still touch the team ([P-OMP Team E2])
+
+  task* implicit_tasks = nullptr;                              // nthreads of them
+  forkjoin::detail::chase_lev_deque<task*>* deques = nullptr;  // one per team thread
+  saved_state* saved = nullptr;                                // the primary thread's outer state
+};
+
+// One per OS thread that uses the runtime. Lives until the process ends (crew threads and
+// latches point at it).
+struct thread_state {
+  team* cur_team = nullptr;
+  unsigned id = 0;
+  task* cur_task = nullptr;
+  // work-share cursor and the private part of the current loop ([P-OMP WS])
+  long ws_index = 0;
+  work_share* cur_ws = nullptr;
+  std::uint64_t static_trip = 0;
+  std::uint64_t chunk_lo = 0, chunk_hi = 0;
+  bool have_chunk = false;
+  std::uint64_t push_seq = 0;  // tasks pushed by this thread, ever
+  std::uint64_t rng = 0x9e3779b97f4a7c15ull;
+  alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint32_t> wake{0};  // futex for count_latch owners
+  // team threads this thread reuses as the primary thread of a region at nesting level L
+  // (crews[L - 1]); one crew per level, since the outer crew is busy in the outer region
+  std::vector<std::vector<crew_thread*>> crews;  // [P-OMP Team S2]
+  team* initial_team = nullptr;                  // the team of one of this thread outside every region
+};
+
+// The state of the calling thread; created on first use with its initial team and task.
+thread_state& self() noexcept;
+
+// What a primary thread restores when its region ends.
+struct saved_state {
+  team* cur_team;
+  unsigned id;
+  task* cur_task;
+  long ws_index;
+  work_share* cur_ws;
+  std::uint64_t static_trip, chunk_lo, chunk_hi;
+  bool have_chunk;
+};
+
+// ---- team life cycle (team.cpp) ----------------------------------------------------------
+
+// Resolves the size of a region requested with num_threads (0: the ICV), as
+// gomp_resolve_num_threads does.
+unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept;
+// Creates a team of n threads with the caller as thread 0 and starts threads 1..n-1 on
+// fn(data); the caller then runs its own part and calls end_region. init_ws, if given,
+// sets up the team's first work share before any thread starts (combined constructs).
+team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags,
+                   void (*init_ws)(team&, work_share&, const void*) = nullptr, const void* ws_arg = nullptr);
+void end_region(thread_state& ts) noexcept;
+// The team barrier; runs the team's tasks while it waits.
+void barrier(thread_state& ts) noexcept;
+
+// ---- work shares (loop.cpp) --------------------------------------------------------------
+
+// Enters the next work share of the team. Returns true to the one thread that must
+// initialise it and then call ws_publish.
+bool ws_enter(thread_state& ts) noexcept;
+void ws_publish(thread_state& ts) noexcept;
+void ws_leave(thread_state& ts) noexcept;  // this thread is done with the current work share
+
+}  // namespace forkjoin::omp

@@ -1,0 +1,26 @@
+// lock.hpp: a three-state futex mutex (0 free, 1 locked, 2 locked with waiters) on a 32-bit
+// word that lives in user memory: omp_lock_t, the first word of omp_nest_lock_t, and the
+// 8-byte slots of named critical sections. [P-OMP Lock]
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace forkjoin::omp {
+
+inline bool mutex_try_lock(std::uint32_t* word) noexcept {
+  std::uint32_t expected = 0;
+  return std::atomic_ref<std::uint32_t>(*word).compare_exchange_strong(
+      expected, 1, std::memory_order_acquire, std::memory_order_relaxed);  // [P-OMP Lock L1] pairs with L2
+}
+void mutex_lock_slow(std::uint32_t* word) noexcept;
+inline void mutex_lock(std::uint32_t* word) noexcept {
+  if (!mutex_try_lock(word)) mutex_lock_slow(word);
+}
+void mutex_unlock_slow(std::uint32_t* word) noexcept;
+inline void mutex_unlock(std::uint32_t* word) noexcept {
+  if (std::atomic_ref<std::uint32_t>(*word).fetch_sub(1, std::memory_order_release) != 1)  // [P-OMP Lock L2]
+    mutex_unlock_slow(word);
+}
+
+}  // namespace forkjoin::omp

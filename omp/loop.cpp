@@ -1,0 +1,353 @@
+// loop.cpp: work shares ([P-OMP WS]) and the worksharing-loop entry points, long and
+// unsigned long long, every schedule, ordered, and the generic GOMP_loop_start.
+#include <limits>
+
+#include "internal.hpp"
+
+namespace forkjoin::omp {
+
+// ---- work-share slots ([P-OMP WS]) -------------------------------------------------------
+
+bool ws_enter(thread_state& ts) noexcept {
+  team& t = *ts.cur_team;
+  const long i = ts.ws_index++;
+  work_share& w = t.ws[static_cast<unsigned long>(i) % k_ws_ring];
+  ts.cur_ws = &w;
+  ts.static_trip = 0;
+  ts.have_chunk = false;
+  long expected = i;
+  if (t.ws_started.compare_exchange_strong(expected, i + 1, std::memory_order_relaxed)) {
+    // [P-OMP WS W1] the creator reuses the slot once every thread has left its previous
+    // occupant (encounter i - k_ws_ring)
+    t.wakeup.wait_until([&] { return w.remaining.load(std::memory_order_acquire) == 0; },  // pairs with W3
+                        [] { return false; });
+    return true;
+  }
+  t.wakeup.wait_until([&] { return w.index.load(std::memory_order_acquire) == i; },  // [P-OMP WS W2] pairs with W2
+                      [] { return false; });
+  return false;
+}
+
+void ws_publish(thread_state& ts) noexcept {
+  team& t = *ts.cur_team;
+  work_share& w = *ts.cur_ws;
+  w.copy_data.store(nullptr, std::memory_order_relaxed);
+  w.copy_ready.store(0, std::memory_order_relaxed);
+  w.remaining.store(t.nthreads, std::memory_order_relaxed);
+  w.index.store(ts.ws_index - 1, std::memory_order_release);  // [P-OMP WS W2] publishes the description
+  t.wakeup.notify();
+}
+
+void ws_leave(thread_state& ts) noexcept {
+  team& t = *ts.cur_team;
+  work_share* w = ts.cur_ws;
+  ts.cur_ws = nullptr;
+  if (w->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1)  // [P-OMP WS W3] pairs with W1
+    t.wakeup.notify();
+}
+
+namespace {
+
+// ---- the iteration space -----------------------------------------------------------------
+
+// Sets up w for the loop `for (v = start; v < end (up) or v > end; v += incr)`, in the
+// space of iteration numbers [0, count). incr is the caller's increment bit-cast to 64 bits
+// (a two's-complement negative for down loops, also in the ull API).
+void init_loop(work_share& w, unsigned nthreads, bool is_ull, bool up, std::uint64_t start, std::uint64_t end,
+               std::uint64_t incr, std::uint64_t chunk, int kind, bool ordered) {
+  w.is_ull = is_ull;
+  w.ordered = ordered;
+  w.start = start;
+  w.end = end;
+  w.incr = incr;
+  bool empty;
+  if (is_ull) {
+    empty = up ? start >= end : start <= end;
+  } else {
+    auto s = static_cast<long>(start), e = static_cast<long>(end);
+    up = static_cast<long>(incr) > 0;
+    empty = up ? s >= e : s <= e;
+  }
+  std::uint64_t count = 0;
+  if (!empty) {
+    std::uint64_t diff = up ? end - start : start - end;
+    std::uint64_t step = up ? incr : std::uint64_t{0} - incr;
+    count = diff / step + (diff % step != 0 ? 1 : 0);
+  }
+  w.count = count;
+  if (kind == k_sched_auto) kind = k_sched_static;
+  if (kind != k_sched_static && chunk == 0) chunk = 1;
+  if (count != 0 && chunk > count) chunk = count;
+  w.kind = kind;
+  w.chunk = chunk;
+  w.fetch_add_ok = chunk <= (std::numeric_limits<std::uint64_t>::max() - count) / (std::uint64_t{nthreads} + 1);
+  w.next.store(0, std::memory_order_relaxed);
+  w.ordered_next.store(0, std::memory_order_relaxed);
+}
+
+// Resolves schedule(runtime) through run-sched-var.
+void runtime_schedule(thread_state& ts, int& kind, std::uint64_t& chunk) {
+  const icv& v = ts.cur_task->icvs;
+  kind = v.run_sched;
+  chunk = static_cast<std::uint64_t>(v.run_chunk);
+}
+
+// The next chunk [lo, hi) of iteration numbers for this thread, or false.
+bool next_chunk(thread_state& ts, work_share& w, std::uint64_t& lo, std::uint64_t& hi) {
+  const std::uint64_t count = w.count;
+  const std::uint64_t n = ts.cur_team->nthreads;
+  switch (w.kind) {
+    case k_sched_static: {
+      if (w.chunk == 0) {  // one block per thread: q or q + 1 iterations
+        if (ts.static_trip++ != 0) return false;
+        std::uint64_t q = count / n, r = count % n, id = ts.id;
+        lo = id * q + (id < r ? id : r);
+        hi = lo + q + (id < r ? 1 : 0);
+        return lo < hi;
+      }
+      std::uint64_t chunks = count / w.chunk + (count % w.chunk != 0 ? 1 : 0);
+      std::uint64_t c = ts.static_trip * n + ts.id;  // round robin: chunk c goes to thread c % n
+      if (ts.static_trip >= chunks || c >= chunks) return false;
+      ++ts.static_trip;
+      lo = c * w.chunk;
+      hi = count - lo < w.chunk ? count : lo + w.chunk;
+      return true;
+    }
+    case k_sched_dynamic: {
+      if (w.fetch_add_ok) {
+        lo = w.next.fetch_add(w.chunk, std::memory_order_relaxed);  // iterations are independent: no ordering
+        if (lo >= count) return false;
+      } else {
+        lo = w.next.load(std::memory_order_relaxed);
+        do {
+          if (lo >= count) return false;
+        } while (
+            !w.next.compare_exchange_weak(lo, count - lo < w.chunk ? count : lo + w.chunk, std::memory_order_relaxed));
+      }
+      hi = count - lo < w.chunk ? count : lo + w.chunk;
+      return true;
+    }
+    default: {  // guided: ceil(remaining / n), at least chunk
+      lo = w.next.load(std::memory_order_relaxed);
+      std::uint64_t q;
+      do {
+        if (lo >= count) return false;
+        std::uint64_t rem = count - lo;
+        q = rem / n + (rem % n != 0 ? 1 : 0);
+        if (q < w.chunk) q = w.chunk;
+        if (q > rem) q = rem;
+      } while (!w.next.compare_exchange_weak(lo, lo + q, std::memory_order_relaxed));
+      hi = lo + q;
+      return true;
+    }
+  }
+}
+
+// [P-OMP Ordered] the turn to run ordered regions belongs to the chunk whose first
+// iteration equals ordered_next; a thread hands it on when it finishes its chunk.
+void wait_ordered_turn(thread_state& ts, work_share& w) {
+  ts.cur_team->wakeup.wait_until(
+      [&] {
+        return w.ordered_next.load(std::memory_order_acquire) == ts.chunk_lo;
+      },  // [P-OMP Ordered O2] pairs with O1
+      [] { return false; });
+}
+
+void pass_ordered_turn(thread_state& ts, work_share& w) {
+  wait_ordered_turn(ts, w);
+  w.ordered_next.store(ts.chunk_hi, std::memory_order_release);  // [P-OMP Ordered O1]
+  ts.have_chunk = false;
+  ts.cur_team->wakeup.notify();
+}
+
+bool loop_next(thread_state& ts, std::uint64_t& lo, std::uint64_t& hi) {
+  work_share& w = *ts.cur_ws;
+  if (w.ordered && ts.have_chunk) pass_ordered_turn(ts, w);
+  if (!next_chunk(ts, w, lo, hi)) return false;
+  ts.chunk_lo = lo;
+  ts.chunk_hi = hi;
+  ts.have_chunk = true;
+  return true;
+}
+
+// Chunk bounds in the caller's space; the last chunk ends exactly at `end` (which need not
+// be start + count * incr, and whose computation could overflow).
+template <class T>
+bool next_as(thread_state& ts, T* istart, T* iend) {
+  std::uint64_t lo, hi;
+  if (!loop_next(ts, lo, hi)) return false;
+  work_share& w = *ts.cur_ws;
+  *istart = static_cast<T>(w.start + lo * w.incr);
+  *iend = static_cast<T>(hi == w.count ? w.end : w.start + hi * w.incr);
+  return true;
+}
+
+template <class T>
+bool start_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime, T* istart, T* iend) {
+  thread_state& ts = self();
+  if (ws_enter(ts)) {
+    std::uint64_t ch = static_cast<std::uint64_t>(chunk);
+    if (runtime) runtime_schedule(ts, kind, ch);
+    init_loop(*ts.cur_ws, ts.cur_team->nthreads, std::is_same_v<T, ull>, up, static_cast<std::uint64_t>(start),
+              static_cast<std::uint64_t>(end), static_cast<std::uint64_t>(incr), ch, kind, ordered);
+    ws_publish(ts);
+  }
+  return next_as(ts, istart, iend);
+}
+
+// GOMP_loop_start's sched: 0 runtime, 1 static, 2 dynamic, 3 guided, 4 runtime
+// (nonmonotonic), with the monotonic bit on top.
+template <class T>
+bool start_generic(bool up, T start, T end, T incr, long sched, T chunk, T* istart, T* iend, std::uintptr_t* reductions,
+                   void** mem, bool ordered) {
+  if (reductions != nullptr) unsupported("reduction(task, ...) on a worksharing loop");
+  if (mem != nullptr) unsupported("scan or lastprivate(conditional:) on a worksharing loop");
+  int kind = static_cast<int>(static_cast<unsigned long>(sched) & ~static_cast<unsigned long>(k_sched_monotonic));
+  bool runtime = kind == 0 || kind == 4;
+  if (istart == nullptr) {  // set up only: a statically scheduled loop that needs the work share
+    thread_state& ts = self();
+    if (ws_enter(ts)) {
+      std::uint64_t ch = static_cast<std::uint64_t>(chunk);
+      if (runtime) runtime_schedule(ts, kind, ch);
+      init_loop(*ts.cur_ws, ts.cur_team->nthreads, std::is_same_v<T, ull>, up, static_cast<std::uint64_t>(start),
+                static_cast<std::uint64_t>(end), static_cast<std::uint64_t>(incr), ch, kind, ordered);
+      ws_publish(ts);
+    }
+    return true;
+  }
+  return start_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime, istart, iend);
+}
+
+void end_loop(thread_state& ts) {
+  work_share& w = *ts.cur_ws;
+  if (w.ordered && ts.have_chunk) pass_ordered_turn(ts, w);
+  ws_leave(ts);
+}
+
+}  // namespace
+
+// Used by parallel.cpp for the combined forms.
+void init_loop_ws(team& t, work_share& w, bool is_ull, bool up, std::uint64_t start, std::uint64_t end,
+                  std::uint64_t incr, std::uint64_t chunk, int kind) {
+  init_loop(w, t.nthreads, is_ull, up, start, end, incr, chunk, kind, false);
+}
+
+}  // namespace forkjoin::omp
+
+using namespace forkjoin::omp;
+using forkjoin::omp::ull;
+
+// ---- long loops --------------------------------------------------------------------------
+
+#define FJ_LONG_START(name, kind, ordered)                                                               \
+  FORKJOIN_OMP_EXPORT bool name(long start, long end, long incr, long chunk, long* istart, long* iend) { \
+    return start_loop<long>(true, start, end, incr, chunk, kind, ordered, false, istart, iend);          \
+  }
+#define FJ_LONG_RUNTIME_START(name, ordered)                                                         \
+  FORKJOIN_OMP_EXPORT bool name(long start, long end, long incr, long* istart, long* iend) {         \
+    return start_loop<long>(true, start, end, incr, 0, k_sched_static, ordered, true, istart, iend); \
+  }
+#define FJ_LONG_NEXT(name) \
+  FORKJOIN_OMP_EXPORT bool name(long* istart, long* iend) { return next_as(self(), istart, iend); }
+
+FJ_LONG_START(GOMP_loop_static_start, k_sched_static, false)
+FJ_LONG_START(GOMP_loop_dynamic_start, k_sched_dynamic, false)
+FJ_LONG_START(GOMP_loop_guided_start, k_sched_guided, false)
+FJ_LONG_START(GOMP_loop_nonmonotonic_dynamic_start, k_sched_dynamic, false)
+FJ_LONG_START(GOMP_loop_nonmonotonic_guided_start, k_sched_guided, false)
+FJ_LONG_START(GOMP_loop_ordered_static_start, k_sched_static, true)
+FJ_LONG_START(GOMP_loop_ordered_dynamic_start, k_sched_dynamic, true)
+FJ_LONG_START(GOMP_loop_ordered_guided_start, k_sched_guided, true)
+FJ_LONG_RUNTIME_START(GOMP_loop_runtime_start, false)
+FJ_LONG_RUNTIME_START(GOMP_loop_nonmonotonic_runtime_start, false)
+FJ_LONG_RUNTIME_START(GOMP_loop_maybe_nonmonotonic_runtime_start, false)
+FJ_LONG_RUNTIME_START(GOMP_loop_ordered_runtime_start, true)
+FJ_LONG_NEXT(GOMP_loop_static_next)
+FJ_LONG_NEXT(GOMP_loop_dynamic_next)
+FJ_LONG_NEXT(GOMP_loop_guided_next)
+FJ_LONG_NEXT(GOMP_loop_runtime_next)
+FJ_LONG_NEXT(GOMP_loop_nonmonotonic_dynamic_next)
+FJ_LONG_NEXT(GOMP_loop_nonmonotonic_guided_next)
+FJ_LONG_NEXT(GOMP_loop_nonmonotonic_runtime_next)
+FJ_LONG_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next)
+FJ_LONG_NEXT(GOMP_loop_ordered_static_next)
+FJ_LONG_NEXT(GOMP_loop_ordered_dynamic_next)
+FJ_LONG_NEXT(GOMP_loop_ordered_guided_next)
+FJ_LONG_NEXT(GOMP_loop_ordered_runtime_next)
+
+FORKJOIN_OMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long* istart,
+                                         long* iend, std::uintptr_t* reductions, void** mem) {
+  return start_generic<long>(true, start, end, incr, sched, chunk, istart, iend, reductions, mem, false);
+}
+FORKJOIN_OMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long* istart,
+                                                 long* iend, std::uintptr_t* reductions, void** mem) {
+  return start_generic<long>(true, start, end, incr, sched, chunk, istart, iend, reductions, mem, true);
+}
+
+// ---- unsigned long long loops ------------------------------------------------------------
+
+#define FJ_ULL_START(name, kind, ordered)                                                                   \
+  FORKJOIN_OMP_EXPORT bool name(bool up, ull start, ull end, ull incr, ull chunk, ull* istart, ull* iend) { \
+    return start_loop<ull>(up, start, end, incr, chunk, kind, ordered, false, istart, iend);                \
+  }
+#define FJ_ULL_RUNTIME_START(name, ordered)                                                       \
+  FORKJOIN_OMP_EXPORT bool name(bool up, ull start, ull end, ull incr, ull* istart, ull* iend) {  \
+    return start_loop<ull>(up, start, end, incr, 0, k_sched_static, ordered, true, istart, iend); \
+  }
+#define FJ_ULL_NEXT(name) \
+  FORKJOIN_OMP_EXPORT bool name(ull* istart, ull* iend) { return next_as(self(), istart, iend); }
+
+FJ_ULL_START(GOMP_loop_ull_static_start, k_sched_static, false)
+FJ_ULL_START(GOMP_loop_ull_dynamic_start, k_sched_dynamic, false)
+FJ_ULL_START(GOMP_loop_ull_guided_start, k_sched_guided, false)
+FJ_ULL_START(GOMP_loop_ull_nonmonotonic_dynamic_start, k_sched_dynamic, false)
+FJ_ULL_START(GOMP_loop_ull_nonmonotonic_guided_start, k_sched_guided, false)
+FJ_ULL_START(GOMP_loop_ull_ordered_static_start, k_sched_static, true)
+FJ_ULL_START(GOMP_loop_ull_ordered_dynamic_start, k_sched_dynamic, true)
+FJ_ULL_START(GOMP_loop_ull_ordered_guided_start, k_sched_guided, true)
+FJ_ULL_RUNTIME_START(GOMP_loop_ull_runtime_start, false)
+FJ_ULL_RUNTIME_START(GOMP_loop_ull_nonmonotonic_runtime_start, false)
+FJ_ULL_RUNTIME_START(GOMP_loop_ull_maybe_nonmonotonic_runtime_start, false)
+FJ_ULL_RUNTIME_START(GOMP_loop_ull_ordered_runtime_start, true)
+FJ_ULL_NEXT(GOMP_loop_ull_static_next)
+FJ_ULL_NEXT(GOMP_loop_ull_dynamic_next)
+FJ_ULL_NEXT(GOMP_loop_ull_guided_next)
+FJ_ULL_NEXT(GOMP_loop_ull_runtime_next)
+FJ_ULL_NEXT(GOMP_loop_ull_nonmonotonic_dynamic_next)
+FJ_ULL_NEXT(GOMP_loop_ull_nonmonotonic_guided_next)
+FJ_ULL_NEXT(GOMP_loop_ull_nonmonotonic_runtime_next)
+FJ_ULL_NEXT(GOMP_loop_ull_maybe_nonmonotonic_runtime_next)
+FJ_ULL_NEXT(GOMP_loop_ull_ordered_static_next)
+FJ_ULL_NEXT(GOMP_loop_ull_ordered_dynamic_next)
+FJ_ULL_NEXT(GOMP_loop_ull_ordered_guided_next)
+FJ_ULL_NEXT(GOMP_loop_ull_ordered_runtime_next)
+
+FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk, ull* istart,
+                                             ull* iend, std::uintptr_t* reductions, void** mem) {
+  return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, reductions, mem, false);
+}
+FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
+                                                     ull* istart, ull* iend, std::uintptr_t* reductions, void** mem) {
+  return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, reductions, mem, true);
+}
+
+// ---- end of a loop, ordered --------------------------------------------------------------
+
+FORKJOIN_OMP_EXPORT void GOMP_loop_end() {
+  thread_state& ts = self();
+  end_loop(ts);
+  barrier(ts);
+}
+FORKJOIN_OMP_EXPORT void GOMP_loop_end_nowait() { end_loop(self()); }
+FORKJOIN_OMP_EXPORT bool GOMP_loop_end_cancel() {
+  GOMP_loop_end();
+  return false;  // cancellation is never active ([P-OMP Cancel])
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_ordered_start() {
+  thread_state& ts = self();
+  work_share* w = ts.cur_ws;
+  if (w == nullptr || !w->ordered || !ts.have_chunk) return;  // outside an ordered loop: nothing to order
+  wait_ordered_turn(ts, *w);
+}
+FORKJOIN_OMP_EXPORT void GOMP_ordered_end() {}

@@ -1,0 +1,119 @@
+// sync.cpp: barrier, single and copyprivate, sections, critical (unnamed and named), the
+// atomic lock, and cancellation (never active). Work shares: [P-OMP WS].
+#include <cstring>
+
+#include "internal.hpp"
+#include "lock.hpp"
+
+namespace forkjoin::omp {
+void init_loop_ws(team& t, work_share& w, bool is_ull, bool up, std::uint64_t start, std::uint64_t end,
+                  std::uint64_t incr, std::uint64_t chunk, int kind);
+
+// Sections are a dynamic loop over [0, count) with chunk 1; section numbers are 1-based.
+void init_sections_ws(team& t, work_share& w, unsigned count) {
+  init_loop_ws(t, w, false, true, 0, count, 1, 1, k_sched_dynamic);
+}
+
+namespace {
+unsigned sections_next(thread_state& ts) {
+  work_share& w = *ts.cur_ws;
+  std::uint64_t lo = w.next.fetch_add(1, std::memory_order_relaxed);  // sections are independent: no ordering
+  return lo < w.count ? static_cast<unsigned>(lo + 1) : 0;
+}
+
+// The two process-wide locks: unnamed critical, and the lock behind GOMP_atomic_start.
+std::uint32_t critical_word = 0;
+std::uint32_t atomic_word = 0;
+}  // namespace
+}  // namespace forkjoin::omp
+
+using namespace forkjoin::omp;
+
+FORKJOIN_OMP_EXPORT void GOMP_barrier() { barrier(self()); }
+FORKJOIN_OMP_EXPORT bool GOMP_barrier_cancel() {
+  barrier(self());
+  return false;  // [P-OMP Cancel] cancellation is never active
+}
+
+// [P-OMP Cancel] With cancel-var false (the default) every cancel and cancellation point is
+// a no-op returning false, which is exact. With OMP_CANCELLATION=true an actual cancel request
+// stops the program with a message instead of being ignored.
+FORKJOIN_OMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
+  (void)which;
+  if (do_cancel && config().cancellation) unsupported("cancel (with OMP_CANCELLATION=true)");
+  return false;
+}
+FORKJOIN_OMP_EXPORT bool GOMP_cancellation_point(int) { return false; }
+
+// ---- single ------------------------------------------------------------------------------
+
+FORKJOIN_OMP_EXPORT bool GOMP_single_start() {
+  thread_state& ts = self();
+  bool mine = ws_enter(ts);  // the thread that creates the work share runs the block
+  if (mine) ws_publish(ts);
+  ws_leave(ts);
+  return mine;
+}
+
+FORKJOIN_OMP_EXPORT void* GOMP_single_copy_start() {
+  thread_state& ts = self();
+  if (ws_enter(ts)) {
+    ws_publish(ts);
+    return nullptr;  // this thread runs the block, then calls GOMP_single_copy_end
+  }
+  work_share& w = *ts.cur_ws;
+  ts.cur_team->wakeup.wait_until([&] { return w.copy_ready.load(std::memory_order_acquire) != 0; },  // pairs with CP1
+                                 [] { return false; });
+  void* data = w.copy_data.load(std::memory_order_relaxed);
+  ws_leave(ts);
+  return data;
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_single_copy_end(void* data) {
+  thread_state& ts = self();
+  work_share& w = *ts.cur_ws;
+  w.copy_data.store(data, std::memory_order_relaxed);
+  w.copy_ready.store(1, std::memory_order_release);  // [P-OMP WS CP1] publishes copy_data and the block's writes
+  ts.cur_team->wakeup.notify();
+  ws_leave(ts);
+}
+
+// ---- sections ----------------------------------------------------------------------------
+
+FORKJOIN_OMP_EXPORT unsigned GOMP_sections_start(unsigned count) {
+  thread_state& ts = self();
+  if (ws_enter(ts)) {
+    init_sections_ws(*ts.cur_team, *ts.cur_ws, count);
+    ws_publish(ts);
+  }
+  return sections_next(ts);
+}
+FORKJOIN_OMP_EXPORT unsigned GOMP_sections2_start(unsigned count, std::uintptr_t* reductions, void** mem) {
+  if (reductions != nullptr) unsupported("reduction(task, ...) on sections");
+  if (mem != nullptr) unsupported("GOMP_sections2_start with a work-share buffer");
+  return GOMP_sections_start(count);
+}
+FORKJOIN_OMP_EXPORT unsigned GOMP_sections_next() { return sections_next(self()); }
+FORKJOIN_OMP_EXPORT void GOMP_sections_end() {
+  thread_state& ts = self();
+  ws_leave(ts);
+  barrier(ts);
+}
+FORKJOIN_OMP_EXPORT void GOMP_sections_end_nowait() { ws_leave(self()); }
+FORKJOIN_OMP_EXPORT bool GOMP_sections_end_cancel() {
+  GOMP_sections_end();
+  return false;
+}
+
+// ---- critical and atomic -----------------------------------------------------------------
+
+FORKJOIN_OMP_EXPORT void GOMP_critical_start() { mutex_lock(&critical_word); }
+FORKJOIN_OMP_EXPORT void GOMP_critical_end() { mutex_unlock(&critical_word); }
+
+// pptr points to an 8-byte, zero-initialised common symbol (.gomp_critical_user_<name>)
+// shared by every object of the process; its first 4 bytes serve as the futex mutex.
+FORKJOIN_OMP_EXPORT void GOMP_critical_name_start(void** pptr) { mutex_lock(reinterpret_cast<std::uint32_t*>(pptr)); }
+FORKJOIN_OMP_EXPORT void GOMP_critical_name_end(void** pptr) { mutex_unlock(reinterpret_cast<std::uint32_t*>(pptr)); }
+
+FORKJOIN_OMP_EXPORT void GOMP_atomic_start() { mutex_lock(&atomic_word); }
+FORKJOIN_OMP_EXPORT void GOMP_atomic_end() { mutex_unlock(&atomic_word); }

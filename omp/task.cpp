@@ -1,0 +1,261 @@
+// task.cpp: explicit tasks on per-team-thread work-stealing deques (forkjoin's Chase-Lev
+// deque: owner LIFO, thieves FIFO), taskwait, taskgroup, taskyield. [P-OMP Task]
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+#include "internal.hpp"
+
+namespace forkjoin::omp {
+namespace {
+
+// Above this many queued tasks in a team, new tasks run undeferred (bounds the memory a
+// runaway producer can pin; 10^5-task programs stay well below it).
+constexpr std::int64_t k_throttle = std::int64_t{1} << 22;
+
+void release(task* t) noexcept { release_task(t); }
+
+// [P-OMP Task T4] bookkeeping when a task's body has returned.
+void finish(thread_state& ts, task* t) noexcept {
+  team* tm = t->owner_team;
+  const bool deferred = t->deferred;
+  if (deferred) {
+    release_successors(ts, t);
+    if (t->group != nullptr) t->group->pending.done();
+    t->parent->children.done();
+    release(t->parent);
+  }
+  release(t);
+  if (deferred)
+    tm->pending_tasks.fetch_sub(1, std::memory_order_acq_rel);  // [P-OMP Task T4] pairs with the barrier's acquire
+}
+
+task* allocate(void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_align) {
+  std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
+  std::size_t size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
+  std::size_t header = (sizeof(task) + align - 1) / align * align;
+  std::size_t block_align = align > alignof(task) ? align : alignof(task);
+  std::size_t total = (header + size + block_align - 1) / block_align * block_align;
+  void* block = std::aligned_alloc(block_align, total);
+  if (block == nullptr) fatal("out of memory allocating a task");
+  task* t = new (block) task;
+  t->data = static_cast<char*>(block) + header;
+  if (cpyfn != nullptr)
+    cpyfn(t->data, data);
+  else if (size != 0)
+    std::memcpy(t->data, data, size);
+  return t;
+}
+}  // namespace
+
+void release_task(task* t) noexcept {
+  if (t->implicit) return;
+  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP Task T5] the last reference frees
+    clear_dependences(t);
+    delete t->successors;
+    t->~task();
+    std::free(t);
+  }
+}
+
+void push_ready(thread_state& ts, task* t) noexcept {
+  team& tm = *t->owner_team;
+  t->seq = ts.push_seq++;
+  tm.deques[ts.id].push(t);
+  tm.wakeup.notify();
+}
+
+void run_task(thread_state& ts, task* t) noexcept {
+  task* prev = ts.cur_task;
+  ts.cur_task = t;
+  t->children.owner = &ts;
+  t->mark = ts.push_seq;  // [P-OMP Task T3] tasks pushed from now on are its descendants
+  t->fn(t->data);
+  ts.cur_task = prev;
+  finish(ts, t);
+}
+
+bool run_any_task(thread_state& ts) noexcept {
+  team& t = *ts.cur_team;
+  if (t.deques == nullptr) return false;
+  if (task* x = t.deques[ts.id].pop()) {
+    run_task(ts, x);
+    return true;
+  }
+  const unsigned n = t.nthreads;
+  ts.rng ^= ts.rng << 13;
+  ts.rng ^= ts.rng >> 7;
+  ts.rng ^= ts.rng << 17;
+  const unsigned first = static_cast<unsigned>(ts.rng % n);
+  for (unsigned k = 0; k < n; ++k) {
+    unsigned v = (first + k) % n;
+    if (v == ts.id) continue;
+    auto r = t.deques[v].steal();
+    if (r.result == forkjoin::detail::steal_result::success) {
+      run_task(ts, r.value);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace forkjoin::omp
+
+using namespace forkjoin::omp;
+using forkjoin::omp::ull;
+
+FORKJOIN_OMP_EXPORT void GOMP_taskgroup_start();
+FORKJOIN_OMP_EXPORT void GOMP_taskgroup_end();
+
+// flags: 1 untied, 2 final, 4 mergeable, 8 depend, 0x10 priority, 0x2000 detach
+namespace forkjoin::omp {
+namespace {
+// Creates one explicit task of the current task; `prepare` may edit the task's copy of the
+// arguments before the task can run (taskloop writes its bounds there).
+template <class Prepare>
+void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, bool if_clause,
+           unsigned flags, Prepare prepare, void** depend = nullptr) {
+  thread_state& ts = self();
+  task* parent = ts.cur_task;
+  team& tm = *ts.cur_team;
+  // [P-OMP Task T1] undeferred: if(false), an included task of a final task, a team of one,
+  // or the throttle; such a task still gets its own task context
+  const bool undeferred = !if_clause || parent->final_task || tm.nthreads == 1 ||
+                          tm.pending_tasks.load(std::memory_order_relaxed) > k_throttle;
+  task* t = allocate(cpyfn, data, arg_size, arg_align);
+  prepare(t->data);
+  t->fn = fn;
+  t->parent = parent;
+  t->owner_team = &tm;
+  t->icvs = parent->icvs;
+  t->final_task = (flags & 2u) != 0 || parent->final_task;
+  t->current_group = parent->current_group;
+  // [P-OMP Depend] siblings all ran at creation in a team of one or under a final task
+  const bool track = depend != nullptr && tm.nthreads > 1 && !parent->final_task;
+  t->npred.store(1, std::memory_order_relaxed);
+  if (track) add_dependences(parent, t, depend, !undeferred);
+  if (undeferred) {
+    // an undeferred task waits for its predecessors, which are descendants of the current task
+    int round = 0;
+    while (t->npred.load(std::memory_order_acquire) != 1) {  // [P-OMP Depend D3] pairs with D2
+      if (run_own_descendant(ts))
+        round = 0;
+      else
+        spin_pause(round < k_spin_rounds + k_yield_rounds ? round++ : round);
+    }
+    run_task(ts, t);
+    return;
+  }
+  // [P-OMP Task T2] a deferred child: counted in its parent, its taskgroup and its team
+  // before it becomes visible; the push's release publishes the counts and the copy
+  t->deferred = true;
+  t->group = parent->current_group;
+  parent->refs.fetch_add(1, std::memory_order_relaxed);
+  parent->children.add();
+  if (t->group != nullptr) t->group->pending.add();
+  tm.pending_tasks.fetch_add(1, std::memory_order_relaxed);
+  // drop the creation guard; with predecessors left, the last of them pushes t
+  if (t->npred.fetch_sub(1, std::memory_order_acq_rel) == 1) push_ready(ts, t);  // [P-OMP Depend D2]
+}
+
+// [P-OMP Taskloop] splits the loop into tasks whose argument blocks start with {lo, hi} in
+// the induction variable's type. flags: 0x100 up (ull), 0x200 grainsize, 0x400 if,
+// 0x800 nogroup, 0x1000 reduction, 0x4000 strict grainsize.
+template <class T>
+void taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, unsigned flags,
+              unsigned long num_tasks, T start, T end, T step) {
+  if ((flags & 0x1000u) != 0) unsupported("taskloop reduction");
+  bool up;
+  if constexpr (std::is_same_v<T, ull>)
+    up = (flags & 0x100u) != 0;
+  else
+    up = step > 0;
+  const auto s = static_cast<std::uint64_t>(start), e = static_cast<std::uint64_t>(end);
+  if (up ? start >= end : start <= end) return;  // empty (T's own comparison: signed or not)
+  const std::uint64_t diff = up ? e - s : s - e;
+  const std::uint64_t st = up ? static_cast<std::uint64_t>(step) : std::uint64_t{0} - static_cast<std::uint64_t>(step);
+  const std::uint64_t n = diff / st + (diff % st != 0 ? 1 : 0);
+  // task sizes: `ntasks` tasks, the first `extra` of them one iteration larger, or (strict
+  // grainsize) tasks of exactly `grain` iterations and a shorter last one
+  std::uint64_t ntasks, grain = 0;
+  const bool strict = (flags & 0x4200u) == 0x4200u;
+  if ((flags & 0x200u) != 0) {
+    grain = num_tasks != 0 ? num_tasks : 1;
+    ntasks = strict ? n / grain + (n % grain != 0 ? 1 : 0) : (n / grain != 0 ? n / grain : 1);
+  } else {
+    ntasks = num_tasks != 0 ? num_tasks : self().cur_team->nthreads;
+    if (ntasks > n) ntasks = n;
+  }
+  if (arg_size < static_cast<long>(2 * sizeof(T))) fatal("taskloop argument block too small for its bounds");
+  const bool group = (flags & 0x800u) == 0;
+  if (group) GOMP_taskgroup_start();
+  const bool if_clause = (flags & 0x400u) != 0;
+  std::uint64_t lo = 0;
+  for (std::uint64_t k = 0; k < ntasks; ++k) {
+    std::uint64_t size = strict ? (n - lo < grain ? n - lo : grain) : n / ntasks + (k < n % ntasks ? 1 : 0);
+    std::uint64_t hi = lo + size;
+    T tlo = static_cast<T>(s + lo * static_cast<std::uint64_t>(step));
+    T thi = hi == n ? end : static_cast<T>(s + hi * static_cast<std::uint64_t>(step));
+    spawn(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, [&](void* copy) {
+      static_cast<T*>(copy)[0] = tlo;
+      static_cast<T*>(copy)[1] = thi;
+    });
+    lo = hi;
+  }
+  if (group) GOMP_taskgroup_end();
+}
+}  // namespace
+}  // namespace forkjoin::omp
+
+// flags: 1 untied, 2 final, 4 mergeable, 8 depend, 0x10 priority, 0x2000 detach
+FORKJOIN_OMP_EXPORT void GOMP_task(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
+                                   bool if_clause, unsigned flags, void** depend, int priority, void* detach) {
+  (void)priority;  // a hint; every task is scheduled alike
+  if ((flags & 0x2000u) != 0 && detach != nullptr) unsupported("task detach clause");
+  spawn(
+      fn, data, cpyfn, arg_size, arg_align, if_clause, flags, [](void*) {}, (flags & 8u) != 0 ? depend : nullptr);
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
+                                       unsigned flags, unsigned long num_tasks, int priority, long start, long end,
+                                       long step) {
+  (void)priority;
+  taskloop<long>(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, end, step);
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_taskloop_ull(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size,
+                                           long arg_align, unsigned flags, unsigned long num_tasks, int priority,
+                                           ull start, ull end, ull step) {
+  (void)priority;
+  taskloop<ull>(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, end, step);
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_taskwait() {
+  thread_state& ts = self();
+  wait_descendants(ts, ts.cur_task->children);
+  clear_dependences(ts.cur_task);  // every child finished: no later sibling needs an edge
+}
+
+// taskwait depend(...): an empty undeferred task with those dependences
+FORKJOIN_OMP_EXPORT void GOMP_taskwait_depend(void** depend) {
+  spawn([](void*) {}, nullptr, nullptr, 0, 1, false, 8u, [](void*) {}, depend);
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_taskyield() {}
+
+FORKJOIN_OMP_EXPORT void GOMP_taskgroup_start() {
+  thread_state& ts = self();
+  auto* g = new taskgroup;
+  g->pending.owner = &ts;
+  g->prev = ts.cur_task->current_group;
+  ts.cur_task->current_group = g;
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_taskgroup_end() {
+  thread_state& ts = self();
+  taskgroup* g = ts.cur_task->current_group;
+  wait_descendants(ts, g->pending);
+  ts.cur_task->current_group = g->prev;
+  delete g;
+}

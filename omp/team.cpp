@@ -1,0 +1,324 @@
+// team.cpp: thread state, the crew of team threads each primary thread keeps, region start
+// and end, and the team barrier. Protocols: forkjoin/DESIGN.md "OpenMP layer" [P-OMP Team],
+// [P-OMP Barrier], [P-OMP Wait], [P-OMP Count].
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+
+#include "internal.hpp"
+
+namespace forkjoin::omp {
+
+// ---- diagnostics and waiting -------------------------------------------------------------
+
+void unsupported(const char* construct) noexcept {
+  // Several team threads may reach the construct at once: one reports and aborts, the others
+  // wait for the abort, so the message appears once.
+  static std::atomic<bool> reported{false};
+  if (reported.exchange(true, std::memory_order_relaxed)) {
+    for (;;) pause();
+  }
+  std::fprintf(stderr, "forkjoin-omp: %s is not supported\n", construct);
+  std::fflush(stderr);
+  std::abort();
+}
+
+void fatal(const char* message) noexcept {
+  std::fprintf(stderr, "forkjoin-omp: %s\n", message);
+  std::fflush(stderr);
+  std::abort();
+}
+
+void futex_wait_u32(std::uint32_t* word, std::uint32_t expected) noexcept {
+  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+void futex_wake_u32(std::uint32_t* word, int count) noexcept {
+  syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, nullptr, nullptr, 0);
+}
+static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
+  futex_wait_u32(reinterpret_cast<std::uint32_t*>(&word), expected);
+}
+void futex_wake_all(std::atomic<std::uint32_t>& word) noexcept {
+  futex_wake_u32(reinterpret_cast<std::uint32_t*>(&word), INT_MAX);
+}
+
+// [P-OMP Wait W0] the ladder: PAUSE bursts, then sched_yield, then the caller parks.
+void spin_pause(int round) noexcept {
+  if (round < k_spin_rounds) {
+    for (int i = 0; i < 16; ++i) forkjoin::detail::cpu_relax();
+  } else {
+    sched_yield();
+  }
+}
+
+void wake_thread(thread_state& ts) noexcept {
+  ts.wake.fetch_add(1, std::memory_order_release);  // [P-OMP Count C5] a parked owner's expected value is stale
+  futex_wake_all(ts.wake);
+}
+
+// The owner of `latch` waits for zero; step() may run work meanwhile ([P-OMP Count]).
+template <class Step>
+static void wait_latch(thread_state& ts, count_latch& latch, Step step) noexcept {
+  int round = config().passive_wait ? k_spin_rounds + k_yield_rounds : 0;
+  while (!latch.zero()) {
+    if (step()) {
+      round = 0;
+      continue;
+    }
+    if (round < k_spin_rounds + k_yield_rounds) {
+      spin_pause(round++);
+      continue;
+    }
+    std::uint32_t s = ts.wake.load(std::memory_order_acquire);
+    if (!latch.try_announce_sleep()) break;
+    futex_wait(ts.wake, s);
+  }
+  latch.reset();
+}
+
+bool run_own_descendant(thread_state& ts) noexcept {
+  team& t = *ts.cur_team;
+  if (t.deques == nullptr) return false;
+  // [P-OMP Task T3] only tasks this thread pushed since the current task started are
+  // certainly its descendants; they sit at the owner's end of the deque.
+  auto& dq = t.deques[ts.id];
+  task* x = dq.pop();
+  if (x == nullptr) return false;
+  if (x->seq < ts.cur_task->mark) {
+    dq.push(x);
+    return false;
+  }
+  run_task(ts, x);
+  return true;
+}
+
+void wait_descendants(thread_state& ts, count_latch& latch) noexcept {
+  wait_latch(ts, latch, [&] { return run_own_descendant(ts); });
+}
+
+// ---- thread state ------------------------------------------------------------------------
+
+struct crew_thread {
+  std::atomic<std::uint32_t> go{0};      // dispatch count; futex word ([P-OMP Team D1])
+  std::atomic<std::uint32_t> parked{0};  // 1 while the thread may be blocked on go
+  team* assigned = nullptr;
+  unsigned id = 0;
+};
+
+namespace {
+thread_local thread_state* tls_state = nullptr;
+
+// [P-OMP Team F1] fork() copies only the calling thread: in the child its crews' threads do
+// not exist, so it forgets them (leaking their records) and starts new ones when needed.
+void forget_crews_in_child() {
+  if (tls_state != nullptr) tls_state->crews.clear();
+}
+
+thread_state& make_self() {
+  static const int registered = pthread_atfork(nullptr, nullptr, &forget_crews_in_child);
+  (void)registered;
+  auto* ts = new thread_state;
+  auto* t = new team(1);
+  t->implicit_tasks[0].icvs = config().initial;
+  t->implicit_tasks[0].children.owner = ts;
+  ts->initial_team = t;
+  ts->cur_team = t;
+  ts->cur_task = &t->implicit_tasks[0];
+  ts->rng ^= reinterpret_cast<std::uintptr_t>(ts);
+  tls_state = ts;
+  return *ts;
+}
+
+void reset_member(thread_state& ts, team& t, unsigned id) noexcept {
+  ts.cur_team = &t;
+  ts.id = id;
+  ts.cur_task = &t.implicit_tasks[id];
+  ts.cur_task->children.owner = &ts;
+  ts.cur_task->mark = ts.push_seq;
+  // a combined construct's first work share is already set up ([P-OMP Team S3])
+  const bool prestarted = t.prestarted_ws;
+  ts.ws_index = prestarted ? 1 : 0;
+  ts.cur_ws = prestarted ? &t.ws[0] : nullptr;
+  ts.static_trip = 0;
+  ts.have_chunk = false;
+}
+
+void run_member(thread_state& ts, team& t, unsigned id) noexcept {
+  reset_member(ts, t, id);
+  t.fn(t.data);
+  barrier(ts);  // [P-OMP Team E1] the region's end: every task of the team is finished
+  ts.cur_team = ts.initial_team;
+  ts.id = 0;
+  ts.cur_task = &ts.initial_team->implicit_tasks[0];
+  ts.cur_ws = nullptr;
+  t.attached.done();  // [P-OMP Team E2] the last access to the team
+}
+
+void* crew_main(void* arg) {
+  auto* c = static_cast<crew_thread*>(arg);
+  thread_state& ts = self();
+  std::uint32_t seen = 0;
+  for (;;) {
+    int round = config().passive_wait ? k_spin_rounds + k_yield_rounds : 0;
+    while (c->go.load(std::memory_order_acquire) == seen) {  // [P-OMP Team D2] pairs with D1
+      if (round < k_spin_rounds + k_yield_rounds) {
+        spin_pause(round++);
+        continue;
+      }
+      c->parked.store(1, std::memory_order_seq_cst);  // [P-OMP Team D3] Dekker with D1's load of parked
+      if (c->go.load(std::memory_order_seq_cst) == seen) futex_wait(c->go, seen);
+      c->parked.store(0, std::memory_order_relaxed);
+    }
+    seen += 1;
+    run_member(ts, *c->assigned, c->id);
+  }
+  return nullptr;
+}
+
+crew_thread* spawn_crew_thread() {
+  auto* c = new crew_thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  if (config().stack_size != 0) pthread_attr_setstacksize(&attr, config().stack_size);
+  pthread_t th;
+  int rc = pthread_create(&th, &attr, &crew_main, c);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) fatal("cannot create a team thread (pthread_create failed)");
+  return c;
+}
+}  // namespace
+
+thread_state& self() noexcept {
+  thread_state* ts = tls_state;
+  return ts != nullptr ? *ts : make_self();
+}
+
+// ---- teams -------------------------------------------------------------------------------
+
+team::team(unsigned n) : nthreads(n) {
+  implicit_tasks = new task[n];
+  for (unsigned i = 0; i < n; ++i) {
+    implicit_tasks[i].implicit = true;
+    implicit_tasks[i].owner_team = this;
+  }
+  if (n > 1) deques = new forkjoin::detail::chase_lev_deque<task*>[n];
+}
+
+team::~team() {
+  for (unsigned i = 0; i < nthreads; ++i) clear_dependences(&implicit_tasks[i]);
+  delete[] implicit_tasks;
+  delete[] deques;
+  delete saved;
+}
+
+unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
+  const icv& v = ts.cur_task->icvs;
+  unsigned n = requested != 0 ? requested : v.nthreads;
+  if (n <= 1) return 1;
+  if (ts.cur_team->active_level >= v.max_active_levels) return 1;
+  if (v.dyn && n > config().num_procs) n = config().num_procs;
+  if (config().thread_limit != 0 && n > config().thread_limit) n = config().thread_limit;
+  return n < 1 ? 1 : n;
+}
+
+team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags,
+                   void (*init_ws)(team&, work_share&, const void*), const void* ws_arg) {
+  auto* t = new team(n);
+  team& outer = *ts.cur_team;
+  t->level = outer.level + 1;
+  t->active_level = outer.active_level + (n > 1 ? 1 : 0);
+  t->parent = &outer;
+  t->parent_thread = ts.id;
+  t->fn = fn;
+  t->data = data;
+  // [P-OMP Team S1] the implicit tasks inherit the encountering task's ICVs; nthreads-var
+  // takes the next entry of an OMP_NUM_THREADS list
+  icv inherited = ts.cur_task->icvs;
+  const auto& list = config().nthreads_list;
+  if (t->level < list.size()) inherited.nthreads = list[t->level];
+  if ((flags & 7) != 0) inherited.bind = flags & 7;
+  for (unsigned i = 0; i < n; ++i) t->implicit_tasks[i].icvs = inherited;
+  if (init_ws != nullptr) {
+    // [P-OMP Team S3] the first work share of a combined construct, before any thread starts
+    init_ws(*t, t->ws[0], ws_arg);
+    t->ws[0].remaining.store(n, std::memory_order_relaxed);
+    t->ws[0].index.store(0, std::memory_order_relaxed);
+    t->ws_started.store(1, std::memory_order_relaxed);
+    t->prestarted_ws = true;
+  }
+  t->saved = new saved_state{ts.cur_team,    ts.id,       ts.cur_task, ts.ws_index,  ts.cur_ws,
+                             ts.static_trip, ts.chunk_lo, ts.chunk_hi, ts.have_chunk};
+  t->attached.owner = &ts;
+  t->attached.add(n - 1);
+  reset_member(ts, *t, 0);
+  // [P-OMP Team S2] the crew: thread k of every region this thread starts at this level is
+  // crew[k - 1], so team thread k is the same OS thread across consecutive regions
+  if (ts.crews.size() < t->level) ts.crews.resize(t->level);
+  std::vector<crew_thread*>& crew = ts.crews[t->level - 1];
+  while (crew.size() < n - 1) crew.push_back(spawn_crew_thread());
+  for (unsigned i = 1; i < n; ++i) {
+    crew_thread* c = crew[i - 1];
+    c->assigned = t;
+    c->id = i;
+    c->go.fetch_add(1, std::memory_order_seq_cst);  // [P-OMP Team D1] release pairs with D2; Dekker with D3
+    if (c->parked.load(std::memory_order_seq_cst) != 0) futex_wake_all(c->go);
+  }
+  return t;
+}
+
+void end_region(thread_state& ts) noexcept {
+  team* t = ts.cur_team;
+  barrier(ts);  // [P-OMP Team E1]
+  // [P-OMP Team E3] wait until no crew thread can touch the team any more
+  wait_latch(ts, t->attached, [] { return false; });
+  saved_state& s = *t->saved;
+  ts.cur_team = s.cur_team;
+  ts.id = s.id;
+  ts.cur_task = s.cur_task;
+  ts.ws_index = s.ws_index;
+  ts.cur_ws = s.cur_ws;
+  ts.static_trip = s.static_trip;
+  ts.chunk_lo = s.chunk_lo;
+  ts.chunk_hi = s.chunk_hi;
+  ts.have_chunk = s.have_chunk;
+  delete t;
+}
+
+// ---- barrier ([P-OMP Barrier]) -----------------------------------------------------------
+
+void barrier(thread_state& ts) noexcept {
+  team& t = *ts.cur_team;
+  const unsigned n = t.nthreads;
+  if (n == 1) return;  // a team of one runs its tasks undeferred: nothing can be pending
+  // [P-OMP Barrier B1] arrive; the acq_rel RMWs form one release sequence that B2 reads
+  std::uint64_t w = t.barrier_word.fetch_add(1, std::memory_order_acq_rel) + 1;
+  const std::uint32_t gen = static_cast<std::uint32_t>(w >> 32);
+  auto released = [&] {
+    return static_cast<std::uint32_t>(t.barrier_word.load(std::memory_order_acquire) >> 32) !=
+           gen;  // [P-OMP Barrier B3] pairs with B2
+  };
+  auto step = [&] {
+    if (run_any_task(ts)) return true;
+    std::uint64_t cur = t.barrier_word.load(std::memory_order_acquire);
+    if (static_cast<std::uint32_t>(cur >> 32) != gen || static_cast<std::uint32_t>(cur) != n) return false;
+    // everyone arrived: once no task is pending, none can be created any more
+    if (t.pending_tasks.load(std::memory_order_acquire) != 0) return false;  // pairs with T4 in task.cpp
+    std::uint64_t next = static_cast<std::uint64_t>(gen + 1) << 32;
+    if (t.barrier_word.compare_exchange_strong(cur, next,
+                                               std::memory_order_acq_rel))  // [P-OMP Barrier B2] pairs with B3
+      t.wakeup.notify();
+    return true;
+  };
+  t.wakeup.wait_until(released, step);
+}
+
+}  // namespace forkjoin::omp

@@ -1,0 +1,97 @@
+// unsupported.cpp: entry points of constructs this library does not implement yet. Each is
+// exported under libgomp's version node so that a program never silently binds it to
+// another runtime; calling one stops the program with "forkjoin-omp: <construct> is not
+// supported". Also the trivial memory-allocator routines (omp_alloc and friends).
+#include <cstdlib>
+#include <cstring>
+
+#include "internal.hpp"
+
+using namespace forkjoin::omp;
+using forkjoin::omp::ull;
+
+#define FJ_UNSUPPORTED(ret, name, params, construct) \
+  FORKJOIN_OMP_EXPORT ret name params { unsupported(construct); }
+
+// doacross loops: ordered(n) with depend(sink) / depend(source)
+FJ_UNSUPPORTED(bool, GOMP_loop_doacross_static_start, (unsigned, long*, long, long*, long*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(bool, GOMP_loop_doacross_dynamic_start, (unsigned, long*, long, long*, long*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(bool, GOMP_loop_doacross_guided_start, (unsigned, long*, long, long*, long*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(bool, GOMP_loop_doacross_runtime_start, (unsigned, long*, long*, long*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(bool, GOMP_loop_doacross_start, (unsigned, long*, long, long, long*, long*, std::uintptr_t*, void**),
+               "doacross (ordered(n))")
+FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_static_start, (unsigned, ull*, ull, ull*, ull*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_dynamic_start, (unsigned, ull*, ull, ull*, ull*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_guided_start, (unsigned, ull*, ull, ull*, ull*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_runtime_start, (unsigned, ull*, ull*, ull*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_start, (unsigned, ull*, long, ull, ull*, ull*, std::uintptr_t*, void**),
+               "doacross (ordered(n))")
+FJ_UNSUPPORTED(void, GOMP_doacross_post, (long*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(void, GOMP_doacross_wait, (long, ...), "doacross (ordered(n))")
+FJ_UNSUPPORTED(void, GOMP_doacross_ull_post, (ull*), "doacross (ordered(n))")
+FJ_UNSUPPORTED(void, GOMP_doacross_ull_wait, (ull, ...), "doacross (ordered(n))")
+
+// task reductions
+FJ_UNSUPPORTED(void, GOMP_taskgroup_reduction_register, (std::uintptr_t*), "task reductions (task_reduction)")
+FJ_UNSUPPORTED(void, GOMP_taskgroup_reduction_unregister, (std::uintptr_t*), "task reductions (task_reduction)")
+FJ_UNSUPPORTED(void, GOMP_task_reduction_remap, (std::size_t, std::size_t, void**), "task reductions (in_reduction)")
+FJ_UNSUPPORTED(void, GOMP_workshare_task_reduction_unregister, (bool),
+               "reduction(task, ...) on a worksharing construct")
+
+FORKJOIN_OMP_EXPORT void GOMP_scope_start(std::uintptr_t* reductions) {
+  if (reductions != nullptr) unsupported("reduction(task, ...) on scope");
+}
+
+// host teams
+FJ_UNSUPPORTED(void, GOMP_teams_reg, (fn_t, void*, unsigned, unsigned, unsigned), "teams (host teams)")
+FJ_UNSUPPORTED(bool, GOMP_teams4, (unsigned, unsigned, unsigned, bool), "teams (inside target)")
+FJ_UNSUPPORTED(void, GOMP_teams, (unsigned, unsigned), "teams (inside target)")
+
+// target constructs (no host fallback yet)
+FJ_UNSUPPORTED(void, GOMP_target, (int, fn_t, const void*, std::size_t, void**, std::size_t*, unsigned char*), "target")
+FJ_UNSUPPORTED(void, GOMP_target_ext,
+               (int, fn_t, std::size_t, void**, std::size_t*, unsigned short*, unsigned, void**, void**), "target")
+FJ_UNSUPPORTED(void, GOMP_target_data, (int, const void*, std::size_t, void**, std::size_t*, unsigned char*),
+               "target data")
+FJ_UNSUPPORTED(void, GOMP_target_data_ext, (int, std::size_t, void**, std::size_t*, unsigned short*), "target data")
+FJ_UNSUPPORTED(void, GOMP_target_end_data, (), "target data")
+FJ_UNSUPPORTED(void, GOMP_target_update, (int, const void*, std::size_t, void**, std::size_t*, unsigned char*),
+               "target update")
+FJ_UNSUPPORTED(void, GOMP_target_update_ext,
+               (int, std::size_t, void**, std::size_t*, unsigned short*, unsigned, void**), "target update")
+FJ_UNSUPPORTED(void, GOMP_target_enter_exit_data,
+               (int, std::size_t, void**, std::size_t*, unsigned short*, unsigned, void**), "target enter/exit data")
+// Registering offload images for devices this library does not have is harmless.
+FORKJOIN_OMP_EXPORT void GOMP_offload_register(const void*, int, const void*) {}
+FORKJOIN_OMP_EXPORT void GOMP_offload_unregister(const void*, int, const void*) {}
+FORKJOIN_OMP_EXPORT void GOMP_offload_register_ver(unsigned, const void*, int, const void*) {}
+FORKJOIN_OMP_EXPORT void GOMP_offload_unregister_ver(unsigned, const void*, int, const void*) {}
+
+// detach
+FJ_UNSUPPORTED(void, omp_fulfill_event, (void*), "task detach clause (omp_fulfill_event)")
+
+// ---- memory allocators: every allocator is the default (malloc) one ----------------------
+
+FORKJOIN_OMP_EXPORT void* omp_aligned_alloc(std::size_t alignment, std::size_t size, std::uintptr_t) {
+  if (alignment < sizeof(void*)) alignment = sizeof(void*);
+  void* p = nullptr;
+  return posix_memalign(&p, alignment, size == 0 ? 1 : size) == 0 ? p : nullptr;
+}
+FORKJOIN_OMP_EXPORT void* omp_alloc(std::size_t size, std::uintptr_t a) { return omp_aligned_alloc(16, size, a); }
+FORKJOIN_OMP_EXPORT void* omp_aligned_calloc(std::size_t alignment, std::size_t n, std::size_t size, std::uintptr_t a) {
+  if (size != 0 && n > static_cast<std::size_t>(-1) / size) return nullptr;
+  void* p = omp_aligned_alloc(alignment, n * size, a);
+  if (p != nullptr) std::memset(p, 0, n * size);
+  return p;
+}
+FORKJOIN_OMP_EXPORT void* omp_calloc(std::size_t n, std::size_t size, std::uintptr_t a) {
+  return omp_aligned_calloc(16, n, size, a);
+}
+FORKJOIN_OMP_EXPORT void* omp_realloc(void* p, std::size_t size, std::uintptr_t, std::uintptr_t) {
+  return std::realloc(p, size);  // omp_alloc's 16-byte alignment is malloc's on x86-64 glibc
+}
+FORKJOIN_OMP_EXPORT void omp_free(void* p, std::uintptr_t) { std::free(p); }
+FJ_UNSUPPORTED(std::uintptr_t, omp_init_allocator, (std::uintptr_t, int, const void*), "omp_init_allocator")
+FJ_UNSUPPORTED(void, omp_destroy_allocator, (std::uintptr_t), "omp_destroy_allocator")
+FORKJOIN_OMP_EXPORT void omp_set_default_allocator(std::uintptr_t) {}
+FORKJOIN_OMP_EXPORT std::uintptr_t omp_get_default_allocator() { return 1; }  // omp_default_mem_alloc
