@@ -14,7 +14,7 @@
    "../shared/" or "issue N" (case-insensitive); cite a DESIGN.md tag or say what is meant.
 
 Scanned: tracked source files (C++, CMake, Python, shell) under forkjoin/, include/,
-tests/, bench/ and examples/, plus forkjoin/DESIGN.md for rule 2.
+tests/, bench/, examples/ and omp/, plus forkjoin/DESIGN.md for rule 2.
 Exit status 1 with one line per problem ("path:line: message"), else 0.
 """
 import pathlib
@@ -24,7 +24,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DESIGN = "forkjoin/DESIGN.md"
-DIRS = ("forkjoin/", "include/", "tests/", "bench/", "examples/")
+DIRS = ("forkjoin/", "include/", "tests/", "bench/", "examples/", "omp/")
 SOURCE = re.compile(r"(\.(cpp|hpp|h|cc|py|sh|cmake|in)|CMakeLists\.txt)$")
 TAG = re.compile(r"\[((?:P|INV)-[A-Z]+)((?:\s+[^\]\[]+)?)\]")
 OUTSIDE = re.compile(r"\berrat(?:a|um)\s+\d|correctness\.md|\.\./shared/|\bissues?\s+\d", re.IGNORECASE)
@@ -53,7 +53,16 @@ def defined(name, steps, design, secs):
     if not steps.strip():
         return bool(owned)
     words = [w for w in re.split(r"[+,\s]+", steps) if w]
-    return any(all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text) for w in words) for text in owned)
+    if any(all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text) for w in words) for text in owned):
+        return True
+    # A paragraph that opens with [NAME First] (e.g. **[P-OMP Team]**) owns the remaining
+    # step words up to the next such paragraph or heading.
+    start = design.find(f"[{name} {words[0]}]")
+    if start < 0 or len(words) < 2:
+        return False
+    end = min([i for i in (design.find("\n**[", start + 1), design.find("\n#", start + 1)) if i >= 0] or [len(design)])
+    block = design[start:end]
+    return all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", block) for w in words[1:])
 
 
 def main():

@@ -1,7 +1,7 @@
 // internal.hpp: the state shared by the files of libforkjoin-omp (the libgomp ABI on
 // forkjoin): internal control variables, thread state, teams, work shares, explicit tasks
 // and the waiting primitives. Protocols: forkjoin/DESIGN.md, section "OpenMP layer",
-// steps tagged [P-OMP ...].
+// steps tagged P-OMP.
 #pragma once
 
 #include <atomic>
