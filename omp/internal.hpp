@@ -88,19 +88,34 @@ inline constexpr int k_spin_rounds = 200;
 inline constexpr int k_yield_rounds = 32;
 void spin_pause(int round) noexcept;  // PAUSE for small rounds, sched_yield for larger ones
 
+// The spin-then-yield ladder that every wait climbs before it parks ([P-OMP Wait W0]); a
+// passive wait policy starts at the top. climb() pauses once and is false when it is time
+// to park; restart() after useful work.
+class wait_ladder {
+ public:
+  wait_ladder() noexcept : round_(config().passive_wait ? k_top : 0) {}
+  void restart() noexcept { round_ = 0; }
+  bool climb() noexcept {
+    if (round_ >= k_top) return false;
+    spin_pause(round_++);
+    return true;
+  }
+
+ private:
+  static constexpr int k_top = k_spin_rounds + k_yield_rounds;
+  int round_;
+};
+
 template <class Pred, class Step>
 void event::wait_until(Pred pred, Step step) noexcept {
-  int round = config().passive_wait ? k_spin_rounds + k_yield_rounds : 0;
+  wait_ladder ladder;
   for (;;) {
     if (pred()) return;
     if (step()) {
-      round = 0;
+      ladder.restart();
       continue;
     }
-    if (round < k_spin_rounds + k_yield_rounds) {
-      spin_pause(round++);
-      continue;
-    }
+    if (ladder.climb()) continue;
     std::uint32_t s = seq.load(std::memory_order_acquire);
     sleepers.fetch_add(1, std::memory_order_relaxed);
     forkjoin::detail::seq_cst_fence();  // [P-OMP Wait W1] pairs with W2 in notify

@@ -250,31 +250,6 @@ using forkjoin::omp::ull;
 #define FJ_LONG_NEXT(name) \
   FORKJOIN_OMP_EXPORT bool name(long* istart, long* iend) { return next_as(self(), istart, iend); }
 
-FJ_LONG_START(GOMP_loop_static_start, k_sched_static, false)
-FJ_LONG_START(GOMP_loop_dynamic_start, k_sched_dynamic, false)
-FJ_LONG_START(GOMP_loop_guided_start, k_sched_guided, false)
-FJ_LONG_START(GOMP_loop_nonmonotonic_dynamic_start, k_sched_dynamic, false)
-FJ_LONG_START(GOMP_loop_nonmonotonic_guided_start, k_sched_guided, false)
-FJ_LONG_START(GOMP_loop_ordered_static_start, k_sched_static, true)
-FJ_LONG_START(GOMP_loop_ordered_dynamic_start, k_sched_dynamic, true)
-FJ_LONG_START(GOMP_loop_ordered_guided_start, k_sched_guided, true)
-FJ_LONG_RUNTIME_START(GOMP_loop_runtime_start, false)
-FJ_LONG_RUNTIME_START(GOMP_loop_nonmonotonic_runtime_start, false)
-FJ_LONG_RUNTIME_START(GOMP_loop_maybe_nonmonotonic_runtime_start, false)
-FJ_LONG_RUNTIME_START(GOMP_loop_ordered_runtime_start, true)
-FJ_LONG_NEXT(GOMP_loop_static_next)
-FJ_LONG_NEXT(GOMP_loop_dynamic_next)
-FJ_LONG_NEXT(GOMP_loop_guided_next)
-FJ_LONG_NEXT(GOMP_loop_runtime_next)
-FJ_LONG_NEXT(GOMP_loop_nonmonotonic_dynamic_next)
-FJ_LONG_NEXT(GOMP_loop_nonmonotonic_guided_next)
-FJ_LONG_NEXT(GOMP_loop_nonmonotonic_runtime_next)
-FJ_LONG_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next)
-FJ_LONG_NEXT(GOMP_loop_ordered_static_next)
-FJ_LONG_NEXT(GOMP_loop_ordered_dynamic_next)
-FJ_LONG_NEXT(GOMP_loop_ordered_guided_next)
-FJ_LONG_NEXT(GOMP_loop_ordered_runtime_next)
-
 FORKJOIN_OMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long* istart,
                                          long* iend, std::uintptr_t* reductions, void** mem) {
   return start_generic<long>(true, start, end, incr, sched, chunk, istart, iend, reductions, mem, false);
@@ -297,31 +272,6 @@ FORKJOIN_OMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr
 #define FJ_ULL_NEXT(name) \
   FORKJOIN_OMP_EXPORT bool name(ull* istart, ull* iend) { return next_as(self(), istart, iend); }
 
-FJ_ULL_START(GOMP_loop_ull_static_start, k_sched_static, false)
-FJ_ULL_START(GOMP_loop_ull_dynamic_start, k_sched_dynamic, false)
-FJ_ULL_START(GOMP_loop_ull_guided_start, k_sched_guided, false)
-FJ_ULL_START(GOMP_loop_ull_nonmonotonic_dynamic_start, k_sched_dynamic, false)
-FJ_ULL_START(GOMP_loop_ull_nonmonotonic_guided_start, k_sched_guided, false)
-FJ_ULL_START(GOMP_loop_ull_ordered_static_start, k_sched_static, true)
-FJ_ULL_START(GOMP_loop_ull_ordered_dynamic_start, k_sched_dynamic, true)
-FJ_ULL_START(GOMP_loop_ull_ordered_guided_start, k_sched_guided, true)
-FJ_ULL_RUNTIME_START(GOMP_loop_ull_runtime_start, false)
-FJ_ULL_RUNTIME_START(GOMP_loop_ull_nonmonotonic_runtime_start, false)
-FJ_ULL_RUNTIME_START(GOMP_loop_ull_maybe_nonmonotonic_runtime_start, false)
-FJ_ULL_RUNTIME_START(GOMP_loop_ull_ordered_runtime_start, true)
-FJ_ULL_NEXT(GOMP_loop_ull_static_next)
-FJ_ULL_NEXT(GOMP_loop_ull_dynamic_next)
-FJ_ULL_NEXT(GOMP_loop_ull_guided_next)
-FJ_ULL_NEXT(GOMP_loop_ull_runtime_next)
-FJ_ULL_NEXT(GOMP_loop_ull_nonmonotonic_dynamic_next)
-FJ_ULL_NEXT(GOMP_loop_ull_nonmonotonic_guided_next)
-FJ_ULL_NEXT(GOMP_loop_ull_nonmonotonic_runtime_next)
-FJ_ULL_NEXT(GOMP_loop_ull_maybe_nonmonotonic_runtime_next)
-FJ_ULL_NEXT(GOMP_loop_ull_ordered_static_next)
-FJ_ULL_NEXT(GOMP_loop_ull_ordered_dynamic_next)
-FJ_ULL_NEXT(GOMP_loop_ull_ordered_guided_next)
-FJ_ULL_NEXT(GOMP_loop_ull_ordered_runtime_next)
-
 FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk, ull* istart,
                                              ull* iend, std::uintptr_t* reductions, void** mem) {
   return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, reductions, mem, false);
@@ -330,6 +280,38 @@ FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end
                                                      ull* istart, ull* iend, std::uintptr_t* reductions, void** mem) {
   return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, reductions, mem, true);
 }
+
+// Both index types of every schedule entry point: GOMP_loop_<x> and GOMP_loop_ull_<x>.
+#define FJ_BOTH_START(x, kind, ordered) \
+  FJ_LONG_START(GOMP_loop_##x##_start, kind, ordered) FJ_ULL_START(GOMP_loop_ull_##x##_start, kind, ordered)
+#define FJ_BOTH_RUNTIME_START(x, ordered) \
+  FJ_LONG_RUNTIME_START(GOMP_loop_##x##_start, ordered) FJ_ULL_RUNTIME_START(GOMP_loop_ull_##x##_start, ordered)
+#define FJ_BOTH_NEXT(x) FJ_LONG_NEXT(GOMP_loop_##x##_next) FJ_ULL_NEXT(GOMP_loop_ull_##x##_next)
+
+FJ_BOTH_START(static, k_sched_static, false)
+FJ_BOTH_START(dynamic, k_sched_dynamic, false)
+FJ_BOTH_START(guided, k_sched_guided, false)
+FJ_BOTH_START(nonmonotonic_dynamic, k_sched_dynamic, false)
+FJ_BOTH_START(nonmonotonic_guided, k_sched_guided, false)
+FJ_BOTH_START(ordered_static, k_sched_static, true)
+FJ_BOTH_START(ordered_dynamic, k_sched_dynamic, true)
+FJ_BOTH_START(ordered_guided, k_sched_guided, true)
+FJ_BOTH_RUNTIME_START(runtime, false)
+FJ_BOTH_RUNTIME_START(nonmonotonic_runtime, false)
+FJ_BOTH_RUNTIME_START(maybe_nonmonotonic_runtime, false)
+FJ_BOTH_RUNTIME_START(ordered_runtime, true)
+FJ_BOTH_NEXT(static)
+FJ_BOTH_NEXT(dynamic)
+FJ_BOTH_NEXT(guided)
+FJ_BOTH_NEXT(runtime)
+FJ_BOTH_NEXT(nonmonotonic_dynamic)
+FJ_BOTH_NEXT(nonmonotonic_guided)
+FJ_BOTH_NEXT(nonmonotonic_runtime)
+FJ_BOTH_NEXT(maybe_nonmonotonic_runtime)
+FJ_BOTH_NEXT(ordered_static)
+FJ_BOTH_NEXT(ordered_dynamic)
+FJ_BOTH_NEXT(ordered_guided)
+FJ_BOTH_NEXT(ordered_runtime)
 
 // ---- end of a loop, ordered --------------------------------------------------------------
 

@@ -67,16 +67,13 @@ void wake_thread(thread_state& ts) noexcept {
 // The owner of `latch` waits for zero; step() may run work meanwhile ([P-OMP Count]).
 template <class Step>
 static void wait_latch(thread_state& ts, count_latch& latch, Step step) noexcept {
-  int round = config().passive_wait ? k_spin_rounds + k_yield_rounds : 0;
+  wait_ladder ladder;
   while (!latch.zero()) {
     if (step()) {
-      round = 0;
+      ladder.restart();
       continue;
     }
-    if (round < k_spin_rounds + k_yield_rounds) {
-      spin_pause(round++);
-      continue;
-    }
+    if (ladder.climb()) continue;
     std::uint32_t s = ts.wake.load(std::memory_order_acquire);
     if (!latch.try_announce_sleep()) break;
     futex_wait(ts.wake, s);

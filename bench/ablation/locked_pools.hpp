@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "forkjoin/detail/xorshift.hpp"
+
 namespace forkjoin::ablation {
 
 struct job {
@@ -188,12 +190,9 @@ class locked_pool {
       if (stop_) return;
     }
   }
-  std::uint32_t rng() {
-    thread_local std::uint32_t x = 2463534242u + static_cast<std::uint32_t>(me_);
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return x;
+  std::uint64_t rng() {
+    thread_local forkjoin::detail::xorshift64 gen = forkjoin::detail::xorshift64::for_stream(me_);
+    return gen.next();
   }
 
   std::vector<queue> queues_;
