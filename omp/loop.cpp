@@ -182,8 +182,9 @@ bool next_as(thread_state& ts, T* istart, T* iend) {
   return true;
 }
 
+// The first thread to reach the loop sets its work share up; the others find it set.
 template <class T>
-bool start_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime, T* istart, T* iend) {
+thread_state& enter_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime) {
   thread_state& ts = self();
   if (ws_enter(ts)) {
     std::uint64_t ch = static_cast<std::uint64_t>(chunk);
@@ -192,7 +193,12 @@ bool start_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered
               static_cast<std::uint64_t>(end), static_cast<std::uint64_t>(incr), ch, kind, ordered);
     ws_publish(ts);
   }
-  return next_as(ts, istart, iend);
+  return ts;
+}
+
+template <class T>
+bool start_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime, T* istart, T* iend) {
+  return next_as(enter_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime), istart, iend);
 }
 
 // GOMP_loop_start's sched: 0 runtime, 1 static, 2 dynamic, 3 guided, 4 runtime
@@ -205,14 +211,7 @@ bool start_generic(bool up, T start, T end, T incr, long sched, T chunk, T* ista
   int kind = static_cast<int>(static_cast<unsigned long>(sched) & ~static_cast<unsigned long>(k_sched_monotonic));
   bool runtime = kind == 0 || kind == 4;
   if (istart == nullptr) {  // set up only: a statically scheduled loop that needs the work share
-    thread_state& ts = self();
-    if (ws_enter(ts)) {
-      std::uint64_t ch = static_cast<std::uint64_t>(chunk);
-      if (runtime) runtime_schedule(ts, kind, ch);
-      init_loop(*ts.cur_ws, ts.cur_team->nthreads, std::is_same_v<T, ull>, up, static_cast<std::uint64_t>(start),
-                static_cast<std::uint64_t>(end), static_cast<std::uint64_t>(incr), ch, kind, ordered);
-      ws_publish(ts);
-    }
+    enter_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime);
     return true;
   }
   return start_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime, istart, iend);
