@@ -55,44 +55,40 @@ class error_slot {
 
 // Storage for a callable's result: void becomes std::monostate, a reference is kept as a
 // reference_wrapper, anything else in place so no default constructor is needed. take() is
-// called only after emplace_from returned normally (callers rethrow first). A trivially
-// destructible result needs no "engaged" flag: nothing is stored or tested on the hot path.
+// called only after emplace_from returned normally (callers rethrow first). A trivial
+// result (an integer, a pointer, a small aggregate) is value-initialised in place: one
+// store and no "engaged" flag to set and test on join's hot path; other types sit in an
+// optional, as their constructors and destructors require.
 template <class R>
 class result_slot {
   using stored = std::conditional_t<
       std::is_void_v<R>, std::monostate,
       std::conditional_t<std::is_reference_v<R>, std::reference_wrapper<std::remove_reference_t<R>>, R>>;
-  static constexpr bool k_needs_flag = !std::is_trivially_destructible_v<stored>;
+  static constexpr bool k_trivial =
+      std::is_trivially_default_constructible_v<stored> && std::is_trivially_destructible_v<stored>;
 
  public:
   using value_type = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
-
-  result_slot() noexcept {}
-  result_slot(const result_slot&) = delete;
-  result_slot& operator=(const result_slot&) = delete;
-  ~result_slot() {
-    if constexpr (k_needs_flag) {
-      if (engaged_) value_.~stored();
-    }
-  }
 
   template <class F>
   void emplace_from(F& f) {
     if constexpr (std::is_void_v<R>) {
       std::invoke(f);
-      ::new (static_cast<void*>(&value_)) stored();
+    } else if constexpr (k_trivial) {
+      value_ = std::invoke(f);
     } else {
-      ::new (static_cast<void*>(&value_)) stored(std::invoke(f));
+      value_.emplace(std::invoke(f));
     }
-    if constexpr (k_needs_flag) engaged_ = true;
   }
   value_type take() {
     if constexpr (std::is_void_v<R>)
       return {};
+    else if constexpr (k_trivial)
+      return value_;
     else if constexpr (std::is_reference_v<R>)
-      return value_.get();
+      return value_->get();
     else
-      return std::move(value_);
+      return std::move(*value_);
   }
   R take_as_returned() {
     if constexpr (std::is_void_v<R>)
@@ -102,12 +98,7 @@ class result_slot {
   }
 
  private:
-  struct empty {};
-  union {
-    empty none_{};
-    stored value_;
-  };
-  [[no_unique_address]] std::conditional_t<k_needs_flag, bool, empty> engaged_{};
+  std::conditional_t<k_trivial, stored, std::optional<stored>> value_{};
 };
 
 }  // namespace forkjoin::detail
