@@ -151,23 +151,28 @@ std::vector<workload> workloads() {
   w.push_back(answer_workload(
       s.uts_root_depth == 0 ? "uts_t1" : "uts_small", true, [](const impl& i) { return i.uts != nullptr; },
       [](const impl& i) { return i.uts(g_in.uts_root); }, g_in.uts_expected));
-  for (int n : {1000, 100000}) {
-    w.push_back({n == 1000 ? "loop_1k" : "loop_100k", true,
-                 [](const fb::implementation& i) { return i.loop != nullptr; },
-                 [n](benchmark::State& st, const fb::implementation& i) {
-                   std::vector<int> a(static_cast<std::size_t>(n), 0);
-                   int calls = 0;
-                   for (auto _ : st) {
-                     i.loop(a.data(), n);
-                     ++calls;
-                   }
-                   for (int x : a)
-                     if (x != calls)
-                       return fail(st, "loop: an element was updated " + std::to_string(x) + " times, expected " +
-                                           std::to_string(calls));
-                 },
-                 0, false});
-  }
+  for (bool with_static : {false, true})
+    for (int n : {1000, 100000}) {
+      w.push_back(
+          {n == 1000 ? (with_static ? "loop_1k_static" : "loop_1k") : (with_static ? "loop_100k_static" : "loop_100k"),
+           true,
+           with_static ? +[](const fb::implementation& i) { return i.loop_static != nullptr; }
+                       : +[](const fb::implementation& i) { return i.loop != nullptr; },
+           [n, with_static](benchmark::State& st, const fb::implementation& i) {
+             std::vector<int> a(static_cast<std::size_t>(n), 0);
+             int calls = 0;
+             auto* const loop = with_static ? i.loop_static : i.loop;
+             for (auto _ : st) {
+               loop(a.data(), n);
+               ++calls;
+             }
+             for (int x : a)
+               if (x != calls)
+                 return fail(st, "loop: an element was updated " + std::to_string(x) + " times, expected " +
+                                     std::to_string(calls));
+           },
+           0, false});
+    }
   w.push_back({"imbalanced", true, [](const fb::implementation& i) { return i.imbalanced != nullptr; },
                [](benchmark::State& st, const fb::implementation& i) {
                  std::vector<double> out(g_in.imbalanced.expected.size());

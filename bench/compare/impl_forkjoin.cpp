@@ -77,6 +77,12 @@ const implementation k_impl{
       in_pool([=] { forkjoin::parallel_for(0, n, [=](int i) { matmul_row(a, b, c, n, i); }); });
     },
     [](int* v, std::size_t n) { in_pool([v, n] { quicksort(v, v + n); }); },
+    [](int* a, int n) {
+      in_pool([a, n] {
+        forkjoin::parallel_for(
+            0, n, [a](int i) { a[i] += 1; }, forkjoin::schedule::static_());
+      });
+    },
 };
 
 }  // namespace

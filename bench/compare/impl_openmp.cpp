@@ -130,6 +130,10 @@ const implementation k_impl{
         return 0;
       });
     },
+    [](int* a, int n) {
+#pragma omp parallel for schedule(static)
+      for (int i = 0; i < n; ++i) a[i] += 1;
+    },
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/parallel_sort.h>
+#include <oneapi/tbb/partitioner.h>
 #include <oneapi/tbb/task_group.h>
 
 #include <array>
@@ -71,6 +72,14 @@ const implementation k_impl{
       });
     },
     [](int* v, std::size_t n) { tbb::parallel_sort(v, v + n); },
+    [](int* a, int n) {
+      tbb::parallel_for(
+          tbb::blocked_range<int>(0, n),
+          [a](const tbb::blocked_range<int>& r) {
+            for (int i = r.begin(); i < r.end(); ++i) a[i] += 1;
+          },
+          tbb::static_partitioner());
+    },
 };
 
 }  // namespace

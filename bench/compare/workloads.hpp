@@ -67,6 +67,9 @@ struct implementation {
   double (*reduce)(const double* x, std::size_t n);
   void (*matmul)(const double* a, const double* b, double* c, int n);
   void (*sort)(int* v, std::size_t n);
+  // The loop again with each runtime's static schedule: forkjoin schedule::static_(),
+  // OpenMP schedule(static), oneTBB static_partitioner.
+  void (*loop_static)(int* a, int n);
 };
 
 const implementation& serial_impl();

@@ -66,33 +66,54 @@ class loop_engine {
       }
     }
   }
+  // Split now? Only when someone idle could take the other half and nothing this worker
+  // published is still there for it (an untaken block leaf, an earlier half): a searching
+  // worker that asked this deque for work, or, with nobody searching, a sleeper that the
+  // split's publication would wake ([INV-WAKE]). With everyone busy nothing splits.
   static bool demand() noexcept {
     worker* w = tls_worker;
-    return w->deque_.split_requested() || wants_wake(w->idle_word_->load(std::memory_order_relaxed));
+    const idle_count c = idle_count::decode(w->idle_word_->load(std::memory_order_relaxed));
+    if (c.searching == 0 && c.sleeping == 0) return false;
+    if (w->deque_.has_public_work()) return false;
+    return c.searching != 0 ? w->deque_.split_requested() : true;
   }
 
-  // auto_: lazy binary splitting. ceil(log2 team) eager halvings give every thread one
-  // contiguous share; afterwards a share splits its remainder only when a thief asked for
-  // work (split request) or a sleeper could take it (idle word), checked between grains.
+  // auto_: T contiguous blocks, OpenMP's static blocks, each claimed by its own worker
+  // first (so a loop called again on the same pool runs each block on the worker that ran
+  // it last time, with its data still in that worker's cache); inside a block, lazy
+  // splitting: the block runs grain by grain, and between grains it splits its remainder
+  // in half when a thief asked for work or a sleeper could take it ([P-LOOP Affine]).
+  // Grains start at n/(8T) and halve at every split down to n/(64T) (or the explicit
+  // auto_(grain)), so an imbalanced loop's last grains are small enough to share.
   T run_auto() {
-    grain_ = sched_.chunk() != 0 ? static_cast<U>(std::min<std::size_t>(sched_.chunk(), n_))
-                                 : static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 16)));
-    lazy_ = sched_.max_threads() == 0;
-    const int depth = team_ <= 1 ? 0 : static_cast<int>(std::bit_width(team_ - 1));
-    return split_auto(0, n_, depth);
-  }
-  T split_auto(U lo, U hi, int depth) {
-    if (depth > 0 && hi - lo > grain_) {
-      const U mid = static_cast<U>(lo + (hi - lo) / 2);
-      auto [a, b] = join_published([&] { return split_auto(lo, mid, depth - 1); },
-                                   [&] { return split_auto(mid, hi, depth - 1); });
-      return combine(std::move(a), std::move(b));
+    if (sched_.chunk() != 0) {
+      grain_ = min_grain_ = static_cast<U>(std::min<std::size_t>(sched_.chunk(), n_));
+    } else {
+      grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 8)));
+      min_grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 64)));
     }
+    lazy_ = sched_.max_threads() == 0;
+    // No more blocks than grains: an auto_(grain) of the whole range is one chunk.
+    const std::size_t grains = static_cast<std::size_t>(n_ / grain_) + (n_ % grain_ != 0 ? 1 : 0);
+    const std::size_t t = std::min<std::size_t>(team_, grains);
+    static_blocks_ = t;
+    if constexpr (!std::is_same_v<T, no_result>) partials_.resize(t);
+    block_leaves(0, t, true);
+    return fold_partials();
+  }
+  // Out of line: the split keeps its join frame away from the grain loop's registers.
+  FORKJOIN_NOINLINE T split_in_half(U lo, U hi, U grain) {
+    const U mid = static_cast<U>(lo + (hi - lo) / 2);
+    const U half = std::max(min_grain_, static_cast<U>(grain / 2));
+    auto [a, b] = join_published([&] { return lazy_block(lo, mid, half); }, [&] { return lazy_block(mid, hi, half); });
+    return combine(std::move(a), std::move(b));
+  }
+  T lazy_block(U lo, U hi, U grain) {
     T acc = identity_;
-    while (hi - lo > grain_) {
-      acc = guarded(lo, static_cast<U>(lo + grain_), std::move(acc));
-      lo = static_cast<U>(lo + grain_);
-      if (lazy_ && hi - lo > grain_ && demand()) return combine(std::move(acc), split_auto(lo, hi, 1));
+    while (hi - lo > grain) {
+      acc = guarded(lo, static_cast<U>(lo + grain), std::move(acc));
+      lo = static_cast<U>(lo + grain);
+      if (lazy_ && hi - lo > grain && demand()) return combine(std::move(acc), split_in_half(lo, hi, grain));
     }
     return guarded(lo, hi, std::move(acc));
   }
@@ -106,19 +127,24 @@ class loop_engine {
     const std::size_t t = std::min<std::size_t>(team_, n_);
     static_blocks_ = t;
     if constexpr (!std::is_same_v<T, no_result>) partials_.resize(t);
-    static_leaves(0, t);
+    block_leaves(0, t, false);
     return fold_partials();
   }
-  void static_leaves(std::size_t b0, std::size_t b1) {
+  // T leaves, one per block; `lazy`: run the block with lazy_block (auto_), else whole.
+  void block_leaves(std::size_t b0, std::size_t b1, bool lazy) {
     if (b1 - b0 == 1) {
       const std::size_t t = static_blocks_;
       const U q = static_cast<U>(n_ / t), r = static_cast<U>(n_ % t), b = static_cast<U>(claim_block(t));
       const U begin = static_cast<U>(b * q + std::min(b, r));
-      run_one(begin, static_cast<U>(begin + q + (b < r ? 1 : 0)), static_cast<std::size_t>(b));
+      const U end = static_cast<U>(begin + q + (b < r ? 1 : 0));
+      if (lazy)
+        keep_partial(lazy_block(begin, end, grain_), static_cast<std::size_t>(b));
+      else
+        run_one(begin, end, static_cast<std::size_t>(b));
       return;
     }
     const std::size_t mid = b0 + (b1 - b0) / 2;
-    join_published([&] { static_leaves(b0, mid); }, [&] { static_leaves(mid, b1); });
+    join_published([&] { block_leaves(b0, mid, lazy); }, [&] { block_leaves(mid, b1, lazy); });
   }
   // One free block of t, preferring this worker's own; exactly one per leaf, and there are
   // t leaves, so every block is claimed once.
@@ -162,12 +188,12 @@ class loop_engine {
     const std::size_t mid = p0 + (p1 - p0) / 2;
     join_published([&] { participants(p0, mid); }, [&] { participants(mid, p1); });
   }
-  void run_one(U lo, U hi, std::size_t slot) {
+  void run_one(U lo, U hi, std::size_t slot) { keep_partial(guarded(lo, hi, identity_), slot); }
+  void keep_partial(T r, std::size_t slot) {
     if constexpr (std::is_same_v<T, no_result>) {
+      (void)r;
       (void)slot;
-      guarded(lo, hi, identity_);
     } else {
-      T r = guarded(lo, hi, identity_);
       if (!stop_.load(std::memory_order_relaxed)) partials_[slot].emplace(std::move(r));
     }
   }
@@ -212,6 +238,7 @@ class loop_engine {
   const std::size_t team_;
   std::atomic<bool> stop_{false};
   U grain_ = 1;
+  U min_grain_ = 1;
   bool lazy_ = true;
   U chunk_size_ = 1;
   alignas(k_cache_line) std::atomic<U> cursor_{0};
