@@ -13,8 +13,10 @@ class schedule {
  public:
   enum class kind { auto_, static_, dynamic, guided };
 
-  /// Default: lazy splitting. Each thread gets a contiguous share; a share is split
-  /// again only when an idle thread asks for work. `grain`: the smallest piece.
+  /// Default: OpenMP's static blocks, block t run by worker t when it takes part (a loop
+  /// called again on the same pool keeps each block on the same worker, and its data in
+  /// that worker's cache); a block is split again only when an idle thread asks for work.
+  /// `grain`: the smallest piece a split makes.
   static constexpr schedule auto_(std::size_t grain = 0) noexcept { return {kind::auto_, grain}; }
   /// OpenMP static: chunk 0 gives one contiguous block per thread (block t is OpenMP's
   /// block t: the first n % T blocks have one more iteration); else round-robin chunks.
