@@ -150,12 +150,14 @@ struct count_latch {
   bool zero() const noexcept {
     return word.load(std::memory_order_acquire) < 2;  // [P-OMP Count C3] pairs with C2
   }
+  // False when the count is zero; then, as after zero(), every done() happened before
+  // (the owner may free what the members used): hence acquire on every load here.
   bool try_announce_sleep() noexcept {
-    std::uint64_t v = word.load(std::memory_order_relaxed);
+    std::uint64_t v = word.load(std::memory_order_acquire);  // [P-OMP Count C3] pairs with C2
     while (v >= 2) {
       if ((v & 1) != 0) return true;
       if (word.compare_exchange_weak(v, v | 1, std::memory_order_acq_rel,
-                                     std::memory_order_relaxed))  // [P-OMP Count C4] pairs with C2
+                                     std::memory_order_acquire))  // [P-OMP Count C4] pairs with C2
         return true;
     }
     return false;

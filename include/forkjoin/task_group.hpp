@@ -133,7 +133,11 @@ void task_group::run(F&& f) {
   detail::worker* w = detail::tls_worker;
   if (w != nullptr && w->pool_ == pool_) {
     try {
-      detail::push_job(*w, job);
+      // Always published [P-POST Publish]: unlike join's g, which its owner takes back as
+      // soon as f returns, a child may wait while the spawner runs anything for any time
+      // (a long task, a blocking call), so it must be stealable at once.
+      w->deque_.push_private(job);
+      detail::on_new_internal_work(*w);
     } catch (...) {  // the deque could not grow: the child was not spawned
       job->~job_type();
       detail::deallocate_job(memory, sizeof(job_type));

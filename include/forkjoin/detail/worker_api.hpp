@@ -120,13 +120,15 @@ class count_latch {
   std::uint64_t finish_child() noexcept {
     return state_.fetch_sub(k_child, std::memory_order_acq_rel);  // [P-JOIN G2] release pairs with G3; acquire with G4
   }
+  // False when every child has finished; then, as after done(), their writes are visible
+  // (the waiter returns and may read them): hence acquire on every load here.
   bool try_announce_sleep(std::uint32_t waiter_index) noexcept {
-    std::uint64_t s = state_.load(std::memory_order_relaxed);
+    std::uint64_t s = state_.load(std::memory_order_acquire);  // [P-JOIN G3] pairs with G2
     for (;;) {
       if (s < k_child) return false;
       if ((s & k_waiter_mask) != 0) return true;
       if (state_.compare_exchange_weak(s, s | (waiter_index + 1), std::memory_order_acq_rel,
-                                       std::memory_order_relaxed))  // [P-JOIN G4] pairs with G2
+                                       std::memory_order_acquire))  // [P-JOIN G4] pairs with G2
         return true;
     }
   }
