@@ -83,14 +83,14 @@ class loop_engine {
   // it last time, with its data still in that worker's cache); inside a block, lazy
   // splitting: the block runs grain by grain, and between grains it splits its remainder
   // in half when a thief asked for work or a sleeper could take it ([P-LOOP Affine]).
-  // Grains start at n/(8T) and halve at every split down to n/(64T) (or the explicit
+  // Grains start at n/(16T) and halve at every split down to n/(128T) (or the explicit
   // auto_(grain)), so an imbalanced loop's last grains are small enough to share.
   T run_auto() {
     if (sched_.chunk() != 0) {
       grain_ = min_grain_ = static_cast<U>(std::min<std::size_t>(sched_.chunk(), n_));
     } else {
-      grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 8)));
-      min_grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 64)));
+      grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 16)));
+      min_grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 128)));
     }
     lazy_ = sched_.max_threads() == 0;
     // No more blocks than grains: an auto_(grain) of the whole range is one chunk.
