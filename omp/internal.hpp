@@ -116,7 +116,7 @@ void event::wait_until(Pred pred, Step step) noexcept {
       continue;
     }
     if (ladder.climb()) continue;
-    std::uint32_t s = seq.load(std::memory_order_acquire);
+    std::uint32_t s = seq.load(std::memory_order_acquire);  // [P-OMP Wait W3] pairs with notify's increment
     sleepers.fetch_add(1, std::memory_order_relaxed);
     forkjoin::detail::seq_cst_fence();  // [P-OMP Wait W1] pairs with W2 in notify
     if (pred()) {

@@ -74,7 +74,7 @@ static void wait_latch(thread_state& ts, count_latch& latch, Step step) noexcept
       continue;
     }
     if (ladder.climb()) continue;
-    std::uint32_t s = ts.wake.load(std::memory_order_acquire);
+    std::uint32_t s = ts.wake.load(std::memory_order_acquire);  // [P-OMP Count C5] pairs with wake_thread
     if (!latch.try_announce_sleep()) break;
     futex_wait(ts.wake, s);
   }
@@ -170,8 +170,9 @@ void* crew_main(void* arg) {
         spin_pause(round++);
         continue;
       }
-      c->parked.store(1, std::memory_order_seq_cst);  // [P-OMP Team D3] Dekker with D1's load of parked
-      if (c->go.load(std::memory_order_seq_cst) == seen) futex_wait(c->go, seen);
+      c->parked.store(1, std::memory_order_seq_cst);      // [P-OMP Team D3] Dekker with D1's load of parked
+      if (c->go.load(std::memory_order_seq_cst) == seen)  // [P-OMP Team D3] Dekker with D1
+        futex_wait(c->go, seen);
       c->parked.store(0, std::memory_order_relaxed);
     }
     seen += 1;
@@ -305,7 +306,7 @@ void barrier(thread_state& ts) noexcept {
   };
   auto step = [&] {
     if (run_any_task(ts)) return true;
-    std::uint64_t cur = t.barrier_word.load(std::memory_order_acquire);
+    std::uint64_t cur = t.barrier_word.load(std::memory_order_acquire);  // [P-OMP Barrier B1] sees every arrival
     if (static_cast<std::uint32_t>(cur >> 32) != gen || static_cast<std::uint32_t>(cur) != n) return false;
     // everyone arrived: once no task is pending, none can be created any more
     if (t.pending_tasks.load(std::memory_order_acquire) != 0) return false;  // pairs with T4 in task.cpp
