@@ -49,15 +49,14 @@ class chase_lev_deque {
   }
 
   // Owner thread only. Appends x to the private part: invisible to thieves until publish().
-  // Returns x's index, for take_back_private. Allocates a bigger ring when full; on
-  // bad_alloc the deque is unchanged. The common path touches only the owner's line.
-  std::int64_t push_private(T x) {
+  // Allocates a bigger ring when full; on bad_alloc the deque is unchanged. The common
+  // path touches only the owner's line.
+  void push_private(T x) {
     const std::int64_t h = head_;
     if (h - top_seen_ > mask_) [[unlikely]]
       make_room(h);
     slots_[h & mask_].store(x, std::memory_order_relaxed);  // [P-DEQUE P2]
     head_ = h + 1;
-    return h;
   }
 
   // Owner thread only. Takes back x if it is the newest element and still private: then
