@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -95,11 +94,7 @@ class loop_engine {
     lazy_ = sched_.max_threads() == 0;
     // No more blocks than grains: an auto_(grain) of the whole range is one chunk.
     const std::size_t grains = static_cast<std::size_t>(n_ / grain_) + (n_ % grain_ != 0 ? 1 : 0);
-    const std::size_t t = std::min<std::size_t>(team_, grains);
-    static_blocks_ = t;
-    if constexpr (!std::is_same_v<T, no_result>) partials_.resize(t);
-    block_leaves(0, t, true);
-    return fold_partials();
+    return run_blocks(std::min<std::size_t>(team_, grains));
   }
   // Out of line: the split keeps its join frame away from the grain loop's registers.
   FORKJOIN_NOINLINE T split_in_half(U lo, U hi, U grain) {
@@ -123,28 +118,30 @@ class loop_engine {
   // claims one block, its own worker index's block when that is still free (so block t
   // runs on worker t whenever worker t takes part, as OpenMP maps it), else the next free.
   // A reduce keeps one partial per block and folds them in block order.
+  // A block is one grain that never splits: lazy_block runs it as a single chunk.
   T run_static() {
-    const std::size_t t = std::min<std::size_t>(team_, n_);
+    grain_ = n_;
+    lazy_ = false;
+    return run_blocks(std::min<std::size_t>(team_, n_));
+  }
+  // t blocks, one leaf each; partials, for a reduce, folded in block order.
+  T run_blocks(std::size_t t) {
     static_blocks_ = t;
     if constexpr (!std::is_same_v<T, no_result>) partials_.resize(t);
-    block_leaves(0, t, false);
+    block_leaves(0, t);
     return fold_partials();
   }
-  // T leaves, one per block; `lazy`: run the block with lazy_block (auto_), else whole.
-  void block_leaves(std::size_t b0, std::size_t b1, bool lazy) {
+  void block_leaves(std::size_t b0, std::size_t b1) {
     if (b1 - b0 == 1) {
       const std::size_t t = static_blocks_;
       const U q = static_cast<U>(n_ / t), r = static_cast<U>(n_ % t), b = static_cast<U>(claim_block(t));
       const U begin = static_cast<U>(b * q + std::min(b, r));
       const U end = static_cast<U>(begin + q + (b < r ? 1 : 0));
-      if (lazy)
-        keep_partial(lazy_block(begin, end, grain_), static_cast<std::size_t>(b));
-      else
-        run_one(begin, end, static_cast<std::size_t>(b));
+      keep_partial(lazy_block(begin, end, grain_), static_cast<std::size_t>(b));
       return;
     }
     const std::size_t mid = b0 + (b1 - b0) / 2;
-    join_published([&] { block_leaves(b0, mid, lazy); }, [&] { block_leaves(mid, b1, lazy); });
+    join_published([&] { block_leaves(b0, mid); }, [&] { block_leaves(mid, b1); });
   }
   // One free block of t, preferring this worker's own; exactly one per leaf, and there are
   // t leaves, so every block is claimed once.
