@@ -134,11 +134,7 @@ void join_discarding(F& f, G& g) {
     auto g_void = [&g] { static_cast<void>(std::invoke(g)); };
     join_discarding(f, g_void);
   } else {
-    worker* w = tls_worker;
-    if (w == nullptr) [[unlikely]]
-      join_from_outside(f, g);
-    else
-      join_in_worker(*w, f, g);
+    join(f, g);
   }
 }
 
@@ -166,9 +162,7 @@ template <class... F>
 void parallel_invoke(F&&... fs) {
   if constexpr (sizeof...(F) == 1) {
     (std::invoke(fs), ...);
-  } else if constexpr (sizeof...(F) == 2) {
-    detail::join_discarding(fs...);
-  } else if constexpr (sizeof...(F) > 2) {
+  } else if constexpr (sizeof...(F) > 1) {
     auto refs = std::forward_as_tuple(fs...);
     detail::invoke_range<0, sizeof...(F)>(refs);
   }
