@@ -129,6 +129,7 @@ pool_impl::pool_impl(const pool_options& options)
   for (std::size_t i = 0; i < n; ++i)
     slots_.push_back(std::make_unique<worker_slot>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n),
                                                    &sleep_.word()));
+  observer_ = observer::create(*this);  // trace rings and FORKJOIN_STATS, before any thread runs
 
   const std::vector<int> cpus = options_.pin_threads ? allowed_cpus() : std::vector<int>{};
   pthread_attr_t attr;
@@ -170,6 +171,7 @@ pool_impl::~pool_impl() {
                   std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load in ReadJob
   sleep_.wake_all();                           // [P-TERM Wake]
   for (pthread_t t : threads_) pthread_join(t, nullptr);  // [P-TERM Join] workers leave only when drained
+  if (observer_) observer_->finish();                     // [P-TRACE] every ring's owner has stopped
 }
 
 void pool_impl::inject(job_header* j) {
@@ -199,7 +201,13 @@ void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
   worker* outer = tls_worker;  // a worker of another pool, or nullptr
   tls_worker = &w;
   w.steal_limit_ = steal_limit_of_this_thread();
-  job.execute(&job);
+  if (w.trace_ != nullptr) {
+    const std::uint64_t t0 = trace_clock();
+    job.execute(&job);
+    w.trace_->span(trace_kind::run, t0);
+  } else {
+    job.execute(&job);
+  }
   while (job_header* left = w.deque_.pop()) left->execute(left);  // defensive: leave the slot empty
   tls_worker = outer;
 }
@@ -226,17 +234,7 @@ std::size_t pool::num_threads() const noexcept { return impl_->num_threads(); }
 std::size_t pool::num_sleeping() const noexcept { return impl_->sleep().counts().sleeping; }
 std::size_t pool::num_parked() const noexcept { return impl_->sleep().num_parked(); }
 
-pool::stats pool::statistics() const noexcept {
-  stats s{0, 0, 0, 0};
-  for (std::size_t i = 0; i < impl_->num_threads(); ++i) {
-    const detail::worker_slot& w = impl_->slot(i);
-    s.steals += w.steals_.load(std::memory_order_relaxed);
-    s.steal_attempts += w.steal_attempts_.load(std::memory_order_relaxed);
-    s.lost_races += w.lost_races_.load(std::memory_order_relaxed);
-    s.parks += w.sleep_.parks();
-  }
-  return s;
-}
+pool::stats pool::statistics() const { return detail::pool_statistics(*impl_); }
 
 pool& default_pool() {
   // Never destroyed: never joined at exit. Recreated in a fork() child [P-FORK]; the

@@ -18,6 +18,7 @@
 #include "forkjoin/pool.hpp"
 #include "injector.hpp"
 #include "sleep.hpp"
+#include "trace.hpp"
 
 namespace forkjoin::detail {
 
@@ -37,6 +38,10 @@ struct worker_slot : worker {
   alignas(k_cache_line) std::atomic<std::uint64_t> steals_{0};
   std::atomic<std::uint64_t> steal_attempts_{0};
   std::atomic<std::uint64_t> lost_races_{0};
+  std::atomic<std::uint64_t> jobs_run_{0};
+  std::atomic<std::uint64_t> splits_served_{0};
+  std::atomic<std::uint64_t> parked_ns_{0};    // time inside fall_asleep
+  std::atomic<std::uint64_t> spinning_ns_{0};  // time in the idle ladder's spin and yield phases
 };
 
 inline worker_slot& slot_of(worker& w) noexcept { return static_cast<worker_slot&>(w); }
@@ -84,6 +89,7 @@ class pool_impl final : private work_monitor {
   std::uint32_t fork_generation_ = 0;  // [P-FORK] the process generation that owns the threads
   std::mutex external_slot_;           // held by the external thread bound to slot 0
   injector injector_;
+  std::unique_ptr<observer> observer_;  // trace rings and FORKJOIN_STATS; null when neither is on
 };
 
 // [P-FORK] incremented in every fork() child.

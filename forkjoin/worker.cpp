@@ -19,10 +19,16 @@ namespace {
 class backoff {
  public:
   static constexpr std::chrono::microseconds k_yield_time_limit{1000};
-  explicit backoff(const pool_options& o) noexcept : spin_(o.spin_time), yield_rounds_(o.yield_rounds) { reset(); }
+  backoff(const pool_options& o, worker_slot& w) noexcept : spin_(o.spin_time), yield_rounds_(o.yield_rounds), w_(w) {
+    reset();
+  }
+  backoff(const backoff&) = delete;
+  backoff& operator=(const backoff&) = delete;
+  ~backoff() { note_spin(); }
   // Cheap: the clock starts at the first step(), not here. A helping wait resets after
   // every job it runs, and clock_gettime costs tens of nanoseconds (far more on some VMs).
   void reset() noexcept {
+    note_spin();
     started_ = false;
     yields_left_ = yield_rounds_;
   }
@@ -33,6 +39,7 @@ class backoff {
       start_ = now;
       started_ = true;
     }
+    last_ = now;
     if (now - start_ < spin_) {
       for (int i = 0; i < 16; ++i) cpu_relax();
       return true;
@@ -48,10 +55,33 @@ class backoff {
  private:
   std::chrono::nanoseconds spin_;
   unsigned yield_rounds_;
-  std::chrono::steady_clock::time_point start_;
+  // Statistics (time_spinning) and the trace's spin span: first to last step, from the
+  // clock readings step() makes anyway.
+  void note_spin() noexcept {
+    if (!started_ || last_ == start_) return;
+    const auto ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(last_ - start_).count());
+    w_.spinning_ns_.store(w_.spinning_ns_.load(std::memory_order_relaxed) + ns, std::memory_order_relaxed);
+    if (w_.trace_ != nullptr)
+      w_.trace_->record(trace_kind::spin,
+                        static_cast<std::uint64_t>(std::chrono::nanoseconds(start_.time_since_epoch()).count()),
+                        static_cast<std::uint64_t>(std::chrono::nanoseconds(last_.time_since_epoch()).count()), 0, 0);
+  }
+
+  std::chrono::steady_clock::time_point start_, last_;
   bool started_ = false;
   unsigned yields_left_ = 0;
+  worker_slot& w_;
 };
+
+// fall_asleep, timed for pool::statistics (time_parked) and traced as a park span.
+void fall_asleep_noted(sleep_controller& sc, worker_slot& w, bool (*wanted)(const void*), const void* ctx) noexcept {
+  const std::uint64_t parks = w.sleep_.parks();
+  const std::uint64_t t0 = trace_clock();
+  sc.fall_asleep(w.sleep_, wanted, ctx);
+  const std::uint64_t t1 = trace_clock();
+  w.parked_ns_.store(w.parked_ns_.load(std::memory_order_relaxed) + (t1 - t0), std::memory_order_relaxed);
+  if (w.trace_ != nullptr) w.trace_->record(trace_kind::park, t0, t1, w.sleep_.parks() != parks ? 1 : 0, 0);
+}
 
 void bump(std::atomic<std::uint64_t>& counter) noexcept {
   counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -90,6 +120,7 @@ job_header* pool_impl::steal_sweep(worker_slot& w, std::int32_t preferred, bool 
       if (r.result == steal_result::success) {
         r.value->stolen_by.store(static_cast<std::int32_t>(w.index_), std::memory_order_relaxed);
         bump(w.steals_);
+        if (w.trace_ != nullptr) w.trace_->instant(trace_kind::steal, reinterpret_cast<std::uintptr_t>(r.value), v);
         if (options_.steal_half) steal_more(w, *slots_[v]);
         return r.value;
       }
@@ -126,6 +157,8 @@ void pool_impl::steal_more(worker_slot& w, worker& victim) noexcept {
     }
     r.value->stolen_by.store(static_cast<std::int32_t>(w.index_), std::memory_order_relaxed);
     bump(w.steals_);
+    if (w.trace_ != nullptr)
+      w.trace_->instant(trace_kind::steal, reinterpret_cast<std::uintptr_t>(r.value), victim.index_);
     w.deque_.push_private(r.value);  // bad_alloc would lose the job: terminate (noexcept) instead
     ++moved;
   }
@@ -147,11 +180,11 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
   // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
   bool searching = sleep_.try_start_searching(w.sleep_);
   if (!searching) {
-    sleep_.fall_asleep(w.sleep_, nullptr, nullptr);
+    fall_asleep_noted(sleep_, w, nullptr, nullptr);
     searching = true;
   }
   for (;;) {
-    backoff b(options_);
+    backoff b(options_, w);
     do {
       if (job_header* j = steal_sweep(w, -1, true)) {
         sleep_.stop_searching(w.sleep_);
@@ -162,7 +195,7 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
         return nullptr;
       }
     } while (searching && b.step());
-    sleep_.fall_asleep(w.sleep_, nullptr, nullptr);
+    fall_asleep_noted(sleep_, w, nullptr, nullptr);
     searching = true;
   }
 }
@@ -179,6 +212,7 @@ void pool_impl::worker_main(worker_slot& w) noexcept {
     if (j == nullptr) j = w.deque_.pop();
     if (j == nullptr) j = find_work_idle(w);
     if (j == nullptr) break;
+    bump(w.jobs_run_);
     j->execute(j);
   }
   tls_worker = nullptr;
@@ -187,13 +221,14 @@ void pool_impl::worker_main(worker_slot& w) noexcept {
 template <class Done, class Announce>
 void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, Announce announce) noexcept {
   for (;;) {
-    backoff b(options_);
+    backoff b(options_, w);
     while (!done()) {
       job_header* j = w.deque_.pop();
       // [P-JOIN Stack] stolen jobs nest on this stack: stop stealing past half of it.
       if (j == nullptr && !below_steal_limit(w)) j = steal_sweep(w, preferred, false);
       if (j != nullptr) {
         sleep_.stop_searching(w.sleep_);
+        bump(w.jobs_run_);
         j->execute(j);
         b.reset();
         continue;
@@ -204,8 +239,8 @@ void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, An
       sleep_.stop_searching(w.sleep_);
       return;
     }
-    sleep_.fall_asleep(
-        w.sleep_, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
+    fall_asleep_noted(
+        sleep_, w, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
   }
 }
 
@@ -220,6 +255,7 @@ bool reclaim_join_job(worker& w, job_header& job, join_latch& latch) noexcept {
   // run them here; `job` is beneath them unless a thief took it.
   job_header* back = w.deque_.pop();
   while (back != nullptr && back != &job) {
+    bump(slot_of(w).jobs_run_);
     back->execute(back);
     back = w.deque_.pop();
   }

@@ -35,7 +35,13 @@ class join_job : public job_header {
  private:
   static void execute_stolen(job_header* h) noexcept {
     auto* self = static_cast<join_job*>(h);
-    self->run_body();
+    if (trace_ring* r = tls_worker->trace_) [[unlikely]] {
+      const std::uint64_t t0 = trace_clock();
+      self->run_body();
+      r->span(trace_kind::join_g, t0, 1);
+    } else {
+      self->run_body();
+    }
     self->latch_.set();  // [P-JOIN J2] last access: the owner may return right after
   }
   void run_body() noexcept {
@@ -54,19 +60,40 @@ class join_job : public job_header {
   join_latch latch_;
 };
 
+template <bool k_publish = false, bool k_traced = false, class F, class G>
+auto join_in_worker(worker& w, F& f, G& g);
+
+// The traced copy of join (worker::trace_ set): out of line, so that the untraced join pays
+// one test of the pointer and nothing else.
+template <bool k_publish, class F, class G>
+FORKJOIN_NOINLINE auto join_traced(worker& w, F& f, G& g) {
+  return join_in_worker<k_publish, true>(w, f, g);
+}
+
 // k_publish: make g stealable at once instead of by [P-POST Publish]'s rule. The loops use
 // it: their few eager splits exist to be stolen, and a loop body may run long without
-// pushing again.
-template <bool k_publish = false, class F, class G>
+// pushing again. k_traced: record the spawn and both branches in the worker's trace ring.
+template <bool k_publish, bool k_traced, class F, class G>
 auto join_in_worker(worker& w, F& f, G& g) {
+  if constexpr (!k_traced) {
+    if (w.trace_ != nullptr) [[unlikely]]
+      return join_traced<k_publish>(w, f, g);
+  }
   using rf_type = std::invoke_result_t<F&>;
   using rg_type = std::invoke_result_t<G&>;
   join_job<G> job_g(g, &w);
+  [[maybe_unused]] std::uint64_t t0 = 0;
+  if constexpr (k_traced) t0 = trace_clock();  // before the push: a thief may take g at once
   if constexpr (k_publish) {
     w.deque_.push_private(&job_g);
     on_new_internal_work(w);
   } else {
     push_job(w, &job_g);
+  }
+
+  if constexpr (k_traced) {
+    w.trace_->record(trace_kind::spawn, t0, t0, reinterpret_cast<std::uintptr_t>(&job_g), 0);
+    t0 = trace_clock();
   }
 
   result_slot<rf_type> rf;
@@ -76,12 +103,16 @@ auto join_in_worker(worker& w, F& f, G& g) {
   } catch (...) {
     error_f.capture_current();  // g still runs: its frame references ours
   }
+  if constexpr (k_traced) w.trace_->span(trace_kind::join_f, t0, k_publish ? 1 : 0);
 
   // [P-DEQUE Reclaim] nobody published job_g, so nobody can have stolen it. The worker is
   // read again from the thread rather than kept in a register across f (the same slot).
   worker& wb = *tls_worker;
-  if (wb.deque_.take_back_private(&job_g) || reclaim_join_job(wb, job_g, job_g.latch())) [[likely]]
+  if (wb.deque_.take_back_private(&job_g) || reclaim_join_job(wb, job_g, job_g.latch())) [[likely]] {
+    if constexpr (k_traced) t0 = trace_clock();
     job_g.run_inline();
+    if constexpr (k_traced) wb.trace_->span(trace_kind::join_g, t0, 0);
+  }
   if (error_f.has_value()) [[unlikely]]
     error_f.rethrow();  // f's exception wins when both threw
   if (job_g.error().has_value()) [[unlikely]]

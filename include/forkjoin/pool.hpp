@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "forkjoin/detail/job.hpp"
 #include "forkjoin/detail/worker_api.hpp"
@@ -46,6 +47,14 @@ struct pool_options {
   bool steal_half = false;
   /// Worker thread names are "<prefix>-<index>" (truncated to 15 characters by Linux).
   std::string thread_name_prefix = "forkjoin";
+  /// Record a worker timeline and write it to this file (Chrome Trace Event Format JSON)
+  /// when the pool is destroyed and on trace_flush(). Empty = the FORKJOIN_TRACE
+  /// environment variable, if set, else no tracing. See docs/tracing.md.
+  std::string trace_path;
+  /// Trace events kept per worker (the oldest are dropped beyond it; the file says how
+  /// many). 0 = FORKJOIN_TRACE_EVENTS, else 1,000,000 (32 MB per worker, allocated at
+  /// pool creation, only when tracing).
+  std::size_t trace_events = 0;
 
   static constexpr std::size_t k_max_threads = 1024;
 };
@@ -133,11 +142,25 @@ class pool {
   std::size_t num_sleeping() const noexcept;
   /// Diagnostics: workers blocked on their futex right now (a subset of num_sleeping()).
   std::size_t num_parked() const noexcept;
-  /// Diagnostics: total successful steals, steal attempts and lost races so far.
-  struct stats {
-    std::uint64_t steals, steal_attempts, lost_races, parks;
+  /// Diagnostics: one worker's counters so far (relaxed snapshots). jobs_run counts the jobs
+  /// it took from a deque or the injection queue (a join's branch taken back and run inline
+  /// is not a job); steal_attempts counts every deque it tried, lost_races the attempts that
+  /// lost a CAS to another thief or the owner; parks the times it blocked on its futex;
+  /// time_parked the time it spent announced asleep (parked or about to be); time_spinning
+  /// the time it spent spinning and yielding without finding work; splits_served the loop
+  /// splits it made because an idle worker asked for work.
+  struct worker_stats {
+    std::uint64_t jobs_run = 0, steals = 0, steal_attempts = 0, lost_races = 0, parks = 0, splits_served = 0;
+    std::chrono::nanoseconds time_parked{0}, time_spinning{0};
   };
-  stats statistics() const noexcept;
+  /// Totals over the workers, and each worker's own figures (index = worker index).
+  struct stats {
+    std::uint64_t steals = 0, steal_attempts = 0, lost_races = 0, parks = 0;
+    std::uint64_t jobs_run = 0, splits_served = 0;
+    std::chrono::nanoseconds time_parked{0}, time_spinning{0};
+    std::vector<worker_stats> workers;
+  };
+  stats statistics() const;
 
  private:
   friend detail::pool_impl& detail::impl_of(pool&) noexcept;
@@ -147,6 +170,12 @@ class pool {
 /// The process-wide pool, created on first use with the default size. It is never
 /// destroyed, so it is never joined during static destruction.
 pool& default_pool();
+
+/// Writes the trace file of every pool that traces (pool_options::trace_path or
+/// FORKJOIN_TRACE) with what its workers recorded so far; each file is rewritten whole.
+/// Safe while the pools run: spans still open are not in the file yet. Also runs at exit,
+/// for pools never destroyed (default_pool()).
+void trace_flush();
 
 /// 0..num_threads()-1 while running in a pool (0 is the external slot), else -1.
 int this_worker_index() noexcept;

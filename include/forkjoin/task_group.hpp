@@ -96,14 +96,13 @@ class group_job : public job_header {
     auto* self = static_cast<group_job*>(h);
     task_group* g = self->group_;
     if (!g->is_canceling()) {
-      const task_group* outer = tls_running_group;
-      tls_running_group = g;
-      try {
-        std::invoke(self->f_);
-      } catch (...) {
-        g->capture(std::current_exception());
+      if (trace_ring* r = tls_worker->trace_) [[unlikely]] {
+        const std::uint64_t t0 = trace_clock();
+        self->run_body(g);
+        r->span(trace_kind::task, t0);
+      } else {
+        self->run_body(g);
       }
-      tls_running_group = outer;
     }
     self->~group_job();
     deallocate_job(self, sizeof(group_job));
@@ -111,6 +110,17 @@ class group_job : public job_header {
   }
 
  private:
+  void run_body(task_group* g) noexcept {
+    const task_group* outer = tls_running_group;
+    tls_running_group = g;
+    try {
+      std::invoke(f_);
+    } catch (...) {
+      g->capture(std::current_exception());
+    }
+    tls_running_group = outer;
+  }
+
   F f_;
   task_group* group_;
 };
@@ -136,6 +146,8 @@ void task_group::run(F&& f) {
       // Always published [P-POST Publish]: unlike join's g, which its owner takes back as
       // soon as f returns, a child may wait while the spawner runs anything for any time
       // (a long task, a blocking call), so it must be stealable at once.
+      if (w->trace_ != nullptr) [[unlikely]]
+        w->trace_->instant(detail::trace_kind::spawn, reinterpret_cast<std::uintptr_t>(job), 0);
       w->deque_.push_private(job);
       detail::on_new_internal_work(*w);
     } catch (...) {  // the deque could not grow: the child was not spawned

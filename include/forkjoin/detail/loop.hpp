@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "forkjoin/detail/trace_hooks.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/join.hpp"
 #include "forkjoin/pool.hpp"
@@ -46,12 +47,28 @@ class loop_engine {
   // Guarded chunk: skipped once some chunk threw; a throw sets the stop flag first.
   T guarded(U lo, U hi, T acc) {
     if (stop_.load(std::memory_order_relaxed)) return acc;
+    if (tls_worker->trace_ != nullptr) [[unlikely]]
+      return guarded_traced(lo, hi, std::move(acc));
     try {
       return chunk_(lo, hi, std::move(acc));
     } catch (...) {
       stop_.store(true, std::memory_order_relaxed);
       throw;
     }
+  }
+  // guarded with a chunk span in the worker's trace ring.
+  FORKJOIN_NOINLINE T guarded_traced(U lo, U hi, T acc) {
+    trace_ring& r = *tls_worker->trace_;
+    const std::uint64_t t0 = trace_clock();
+    try {
+      acc = chunk_(lo, hi, std::move(acc));
+    } catch (...) {
+      stop_.store(true, std::memory_order_relaxed);
+      r.span(trace_kind::chunk, t0, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi));
+      throw;
+    }
+    r.span(trace_kind::chunk, t0, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi));
+    return acc;
   }
   T combine(T a, T b) {
     if constexpr (std::is_same_v<T, no_result>)
@@ -100,6 +117,7 @@ class loop_engine {
   FORKJOIN_NOINLINE T split_in_half(U lo, U hi, U grain) {
     const U mid = static_cast<U>(lo + (hi - lo) / 2);
     const U half = std::max(min_grain_, static_cast<U>(grain / 2));
+    note_split_served(*tls_worker, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi));
     auto [a, b] = join_published([&] { return lazy_block(lo, mid, half); }, [&] { return lazy_block(mid, hi, half); });
     return combine(std::move(a), std::move(b));
   }

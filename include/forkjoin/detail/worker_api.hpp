@@ -13,6 +13,7 @@
 #include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/deque.hpp"
 #include "forkjoin/detail/job.hpp"
+#include "forkjoin/detail/trace_hooks.hpp"
 
 namespace forkjoin::detail {
 
@@ -48,6 +49,7 @@ struct alignas(k_cache_line) worker {
   const std::atomic<std::uint64_t>* const idle_word_;  // the pool's idle_count word, read relaxed
   const std::uint32_t index_;
   const std::uint32_t pool_size_;
+  trace_ring* trace_ = nullptr;  // this slot's trace ring; null unless tracing (set before any thread runs)
 };
 
 // The slot bound to the current thread, or nullptr outside every pool. Constant-initialised,

@@ -1,0 +1,438 @@
+// trace.cpp: a pool's observer (trace.hpp): allocates the trace rings, snapshots them into
+// a Chrome Trace Event Format JSON file ([P-TRACE]), keeps the process-wide list of
+// observers for trace_flush() and exit, and formats the FORKJOIN_STATS table.
+#include "trace.hpp"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+
+#include "pool_impl.hpp"
+
+namespace forkjoin {
+namespace detail {
+
+namespace {
+
+constexpr std::size_t k_default_trace_events = 1'000'000;
+
+// Every observer of this process, for trace_flush() and the exit handler. Never destroyed,
+// so the exit handler may run after static destructors began.
+struct observer_list {
+  std::mutex mutex;
+  std::vector<observer*> list;  // guarded by mutex
+  std::size_t env_traced = 0;   // pools traced through FORKJOIN_TRACE so far, guarded by mutex
+};
+observer_list& observers() {
+  static observer_list* const l = new observer_list;
+  return *l;
+}
+
+void flush_at_exit() noexcept {
+  observer_list& l = observers();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  for (observer* o : l.list) {
+    if (o->stale()) continue;
+    o->write_trace();
+    o->print_stats();
+  }
+}
+
+void on_fork_child() noexcept {
+  // A parent thread may have held the mutex: it does not exist here. The observers of the
+  // parent's pools stay listed but stale: nothing is written for them in the child.
+  new (&observers().mutex) std::mutex;
+}
+
+void register_handlers() {
+  static const bool registered = [] {
+    std::atexit(&flush_at_exit);
+    return pthread_atfork(nullptr, nullptr, &on_fork_child) == 0;
+  }();
+  (void)registered;
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
+std::size_t parse_events(const char* text) {
+  std::string_view s(text);
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc{} || end != s.data() + s.size() || n == 0)
+    throw std::invalid_argument(std::string("forkjoin: FORKJOIN_TRACE_EVENTS='") + text +
+                                "' is not a positive event count");
+  return n;
+}
+
+// "t.json" for the first pool traced through the environment, then "t-1.json", "t-2.json".
+std::string numbered(const std::string& path, std::size_t k) {
+  if (k == 0) return path;
+  const std::size_t slash = path.rfind('/');
+  std::size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
+  return path.substr(0, dot) + "-" + std::to_string(k) + path.substr(dot);
+}
+
+struct event {
+  std::uint64_t t0, t1, a, b;
+  trace_kind kind;
+  std::uint32_t worker;
+};
+
+// [P-TRACE S1-S5]: the events of one ring that are certainly intact, oldest first, and the
+// number of older ones that were dropped (overwritten, or being overwritten right now).
+std::uint64_t snapshot(const trace_ring& r, std::uint32_t worker, std::vector<event>& out) {
+  const std::uint64_t cap = r.capacity();
+  const std::uint64_t done = r.done(std::memory_order_acquire);  // [P-TRACE S1] pairs with R3
+  const std::uint64_t first = done > cap ? done - cap : 0;
+  std::vector<event> mine;
+  mine.reserve(static_cast<std::size_t>(done - first));
+  for (std::uint64_t i = first; i < done; ++i) {  // [P-TRACE S2] relaxed copies
+    auto* e = const_cast<std::uint64_t*>(r.words() + (i % cap) * 4);
+    const std::uint64_t w1 = std::atomic_ref<std::uint64_t>(e[1]).load(std::memory_order_relaxed);
+    mine.push_back(event{std::atomic_ref<std::uint64_t>(e[0]).load(std::memory_order_relaxed),
+                         w1 & trace_ring::k_time_mask,
+                         std::atomic_ref<std::uint64_t>(e[2]).load(std::memory_order_relaxed),
+                         std::atomic_ref<std::uint64_t>(e[3]).load(std::memory_order_relaxed),
+                         static_cast<trace_kind>(w1 >> trace_ring::k_kind_shift), worker});
+  }
+  if constexpr (!FORKJOIN_TSAN) std::atomic_thread_fence(std::memory_order_acquire);  // [P-TRACE S3] pairs with R2
+  const std::uint64_t begun = r.begun(std::memory_order_relaxed);                     // [P-TRACE S4]
+  // [P-TRACE S5] event k overwrote event k - cap: keep only indices >= begun - cap.
+  const std::uint64_t safe = begun > cap ? begun - cap : 0;
+  const std::uint64_t keep_from = std::max(first, safe);
+  const auto skip = static_cast<std::size_t>(std::min(keep_from - first, done - first));
+  out.insert(out.end(), mine.begin() + static_cast<std::ptrdiff_t>(skip), mine.end());
+  return std::min(keep_from, done);
+}
+
+const char* kind_name(trace_kind k) {
+  switch (k) {
+    case trace_kind::run:
+      return "run";
+    case trace_kind::join_f:
+      return "join.f";
+    case trace_kind::join_g:
+      return "join.g";
+    case trace_kind::task:
+      return "task";
+    case trace_kind::chunk:
+      return "chunk";
+    case trace_kind::spin:
+      return "spin";
+    case trace_kind::park:
+      return "park";
+    case trace_kind::spawn:
+      return "spawn";
+    case trace_kind::steal:
+      return "steal";
+    case trace_kind::split:
+      return "split";
+  }
+  return "?";
+}
+
+bool is_job(trace_kind k) {
+  return k == trace_kind::run || k == trace_kind::join_f || k == trace_kind::join_g || k == trace_kind::task ||
+         k == trace_kind::chunk;
+}
+
+class json_writer {
+ public:
+  explicit json_writer(std::FILE* f, std::uint64_t epoch) : f_(f), epoch_(epoch) {}
+  // Microseconds with nanosecond digits, as the format wants ts and dur.
+  void micros(std::uint64_t ns) { std::fprintf(f_, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000); }
+  void ts(std::uint64_t t) { micros(t > epoch_ ? t - epoch_ : 0); }
+  void begin_event() {
+    std::fputs(first_ ? "\n" : ",\n", f_);
+    first_ = false;
+  }
+  std::FILE* file() { return f_; }
+
+ private:
+  std::FILE* f_;
+  std::uint64_t epoch_;
+  bool first_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<observer> observer::create(pool_impl& p) {
+  const pool_options& o = p.options();
+  std::string path = o.trace_path;
+  std::size_t events = o.trace_events;
+  if (path.empty()) {
+    if (const char* v = std::getenv("FORKJOIN_TRACE"); v != nullptr && *v != '\0') {
+      observer_list& l = observers();
+      std::lock_guard<std::mutex> lock(l.mutex);
+      path = numbered(v, l.env_traced++);
+    }
+  }
+  if (!path.empty() && events == 0) {
+    const char* v = std::getenv("FORKJOIN_TRACE_EVENTS");
+    events = v != nullptr && *v != '\0' ? parse_events(v) : k_default_trace_events;
+  }
+  const bool stats = env_flag("FORKJOIN_STATS");
+  if (path.empty() && !stats) return nullptr;
+  return std::make_unique<observer>(p, std::move(path), events, stats);
+}
+
+observer::observer(pool_impl& p, std::string path, std::size_t events, bool print_stats)
+    : pool_(p),
+      path_(std::move(path)),
+      epoch_ns_(trace_clock()),
+      fork_generation_(current_fork_generation()),
+      print_stats_(print_stats) {
+  if (!path_.empty()) {
+    for (std::size_t i = 0; i < p.num_threads(); ++i) {
+      // Uninitialised: the kernel maps the pages as the owner first writes them.
+      words_.emplace_back(new std::uint64_t[events * 4]);
+      rings_.push_back(std::make_unique<trace_ring>(words_.back().get(), events));
+      p.slot(i).trace_ = rings_.back().get();
+    }
+  }
+  register_handlers();
+  observer_list& l = observers();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.list.push_back(this);
+}
+
+observer::~observer() {
+  observer_list& l = observers();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  l.list.erase(std::remove(l.list.begin(), l.list.end(), this), l.list.end());
+}
+
+bool observer::stale() const noexcept { return fork_generation_ != current_fork_generation(); }
+
+void observer::finish() noexcept {
+  {
+    observer_list& l = observers();
+    std::lock_guard<std::mutex> lock(l.mutex);  // waits for a trace_flush() in progress
+    l.list.erase(std::remove(l.list.begin(), l.list.end(), this), l.list.end());
+  }
+  write_trace();
+  print_stats();
+}
+
+void observer::print_stats() noexcept {
+  if (!print_stats_) return;
+  try {
+    const std::string table = format_stats_table(pool_statistics(pool_));
+    std::fputs(table.c_str(), stderr);
+    print_stats_ = false;  // once: at exit or at destruction
+  } catch (...) {          // out of memory while formatting: no table
+  }
+}
+
+bool observer::write_trace() noexcept {
+  if (path_.empty()) return true;
+  try {
+    std::vector<event> events;
+    std::vector<std::uint64_t> dropped(rings_.size());
+    for (std::size_t i = 0; i < rings_.size(); ++i)
+      dropped[i] = snapshot(*rings_[i], static_cast<std::uint32_t>(i), events);
+
+    // Flow arrows: each steal links to the latest spawn of the same job address at or
+    // before it (addresses are reused once a job is done, never while it waits).
+    std::unordered_map<std::uint64_t, std::vector<const event*>> spawns;
+    for (const event& e : events)
+      if (e.kind == trace_kind::spawn) spawns[e.a].push_back(&e);
+    for (auto& [addr, list] : spawns)
+      std::sort(list.begin(), list.end(), [](const event* x, const event* y) { return x->t0 < y->t0; });
+
+    std::FILE* f = std::fopen(path_.c_str(), "w");
+    if (f == nullptr) {
+      std::fprintf(stderr, "forkjoin: cannot write the trace %s: %s\n", path_.c_str(), std::strerror(errno));
+      return false;
+    }
+    json_writer w(f, epoch_ns_);
+    const long pid = static_cast<long>(getpid());
+    std::uint64_t total_dropped = 0;
+    for (std::uint64_t d : dropped) total_dropped += d;
+    std::fprintf(f,
+                 "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"format\":\"forkjoin-trace-1\","
+                 "\"clock\":\"steady_clock, ts in microseconds since the pool started\","
+                 "\"workers\":%zu,\"events_per_worker\":%" PRIu64 ",\"dropped_events\":%" PRIu64
+                 ",\"dropped_per_worker\":[",
+                 rings_.size(), rings_.empty() ? 0 : rings_[0]->capacity(), total_dropped);
+    for (std::size_t i = 0; i < dropped.size(); ++i) std::fprintf(f, "%s%" PRIu64, i == 0 ? "" : ",", dropped[i]);
+    std::fputs("]},\n\"traceEvents\":[", f);
+    w.begin_event();
+    std::fprintf(
+        f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":1,\"args\":{\"name\":\"forkjoin pool\"}}", pid);
+    for (std::size_t i = 0; i < rings_.size(); ++i) {
+      // tid = worker index + 1: Perfetto treats tid 0 as the idle thread.
+      w.begin_event();
+      std::fprintf(f,
+                   "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":%zu,\"args\":{\"name\":\"worker %zu\"}}",
+                   pid, i + 1, i);
+      w.begin_event();
+      std::fprintf(
+          f, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%ld,\"tid\":%zu,\"args\":{\"sort_index\":%zu}}", pid,
+          i + 1, i);
+    }
+    std::uint64_t flow_id = 0;
+    for (const event& e : events) {
+      const std::size_t tid = e.worker + 1;
+      if (e.kind == trace_kind::spawn) continue;  // written with the steal that took it, if any
+      if (e.kind == trace_kind::steal || e.kind == trace_kind::split) {
+        w.begin_event();
+        std::fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%ld,\"tid\":%zu,\"ts\":",
+                     kind_name(e.kind), kind_name(e.kind), pid, tid);
+        w.ts(e.t0);
+        if (e.kind == trace_kind::steal)
+          std::fprintf(f, ",\"args\":{\"thief\":%" PRIu32 ",\"victim\":%" PRIu64 "}}", e.worker, e.b);
+        else
+          std::fprintf(f, ",\"args\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 "}}", e.a, e.b);
+        if (e.kind == trace_kind::steal) {
+          auto it = spawns.find(e.a);
+          if (it == spawns.end()) continue;
+          const auto& list = it->second;
+          auto after = std::upper_bound(list.begin(), list.end(), e.t0,
+                                        [](std::uint64_t t, const event* s) { return t < s->t0; });
+          if (after == list.begin()) continue;  // its spawn was dropped
+          const event& s = **(after - 1);
+          ++flow_id;
+          w.begin_event();
+          std::fprintf(f,
+                       "{\"name\":\"steal\",\"cat\":\"steal\",\"ph\":\"s\",\"id\":%" PRIu64
+                       ",\"pid\":%ld,\"tid\":%" PRIu32 ",\"ts\":",
+                       flow_id, pid, s.worker + 1);
+          w.ts(s.t0);
+          std::fputs("}", f);
+          // No "bp": binds to the next slice on the thief's track, the stolen job's.
+          w.begin_event();
+          std::fprintf(f,
+                       "{\"name\":\"steal\",\"cat\":\"steal\",\"ph\":\"f\",\"id\":%" PRIu64
+                       ",\"pid\":%ld,\"tid\":%zu,\"ts\":",
+                       flow_id, pid, tid);
+          w.ts(e.t0);
+          std::fputs("}", f);
+        }
+        continue;
+      }
+      w.begin_event();
+      std::fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%ld,\"tid\":%zu,\"ts\":", kind_name(e.kind),
+                   is_job(e.kind) ? "job" : "idle", pid, tid);
+      w.ts(e.t0);
+      std::fputs(",\"dur\":", f);
+      w.micros(e.t1 > e.t0 ? e.t1 - e.t0 : 0);
+      switch (e.kind) {
+        case trace_kind::chunk:
+          std::fprintf(f, ",\"args\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 "}", e.a, e.b);
+          break;
+        case trace_kind::join_f:
+          std::fprintf(f, ",\"args\":{\"loop\":%" PRIu64 "}", e.a);
+          break;
+        case trace_kind::join_g:
+          std::fprintf(f, ",\"args\":{\"as_job\":%" PRIu64 "}", e.a);
+          break;
+        case trace_kind::park:
+          std::fprintf(f, ",\"args\":{\"blocked\":%" PRIu64 "}", e.a);
+          break;
+        default:
+          break;
+      }
+      std::fputs("}", f);
+    }
+    std::fputs("\n]}\n", f);
+    const bool ok = std::ferror(f) == 0;
+    if (std::fclose(f) != 0 || !ok) {
+      std::fprintf(stderr, "forkjoin: error writing the trace %s\n", path_.c_str());
+      return false;
+    }
+    return true;
+  } catch (...) {  // out of memory while snapshotting: no file, never an exception
+    std::fprintf(stderr, "forkjoin: out of memory writing the trace %s\n", path_.c_str());
+    return false;
+  }
+}
+
+std::string format_stats_table(const pool::stats& s) {
+  std::string out = "forkjoin statistics (FORKJOIN_STATS)\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%6s %12s %10s %12s %10s %8s %10s %12s %12s\n", "worker", "jobs", "steals",
+                "attempts", "lost", "parks", "splits", "parked ms", "spinning ms");
+  out += line;
+  auto row = [&](const char* name, const pool::worker_stats& w) {
+    std::snprintf(line, sizeof line,
+                  "%6s %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %10" PRIu64 " %8" PRIu64 " %10" PRIu64
+                  " %12.3f %12.3f\n",
+                  name, w.jobs_run, w.steals, w.steal_attempts, w.lost_races, w.parks, w.splits_served,
+                  static_cast<double>(w.time_parked.count()) / 1e6, static_cast<double>(w.time_spinning.count()) / 1e6);
+    out += line;
+  };
+  for (std::size_t i = 0; i < s.workers.size(); ++i) row(std::to_string(i).c_str(), s.workers[i]);
+  pool::worker_stats total;
+  total.jobs_run = s.jobs_run;
+  total.steals = s.steals;
+  total.steal_attempts = s.steal_attempts;
+  total.lost_races = s.lost_races;
+  total.parks = s.parks;
+  total.splits_served = s.splits_served;
+  total.time_parked = s.time_parked;
+  total.time_spinning = s.time_spinning;
+  row("total", total);
+  return out;
+}
+
+pool::stats pool_statistics(const pool_impl& p) {
+  pool::stats s;
+  s.workers.resize(p.num_threads());
+  for (std::size_t i = 0; i < p.num_threads(); ++i) {
+    const worker_slot& w = p.slot(i);
+    pool::worker_stats& o = s.workers[i];
+    o.jobs_run = w.jobs_run_.load(std::memory_order_relaxed);
+    o.steals = w.steals_.load(std::memory_order_relaxed);
+    o.steal_attempts = w.steal_attempts_.load(std::memory_order_relaxed);
+    o.lost_races = w.lost_races_.load(std::memory_order_relaxed);
+    o.parks = w.sleep_.parks();
+    o.splits_served = w.splits_served_.load(std::memory_order_relaxed);
+    o.time_parked = std::chrono::nanoseconds(w.parked_ns_.load(std::memory_order_relaxed));
+    o.time_spinning = std::chrono::nanoseconds(w.spinning_ns_.load(std::memory_order_relaxed));
+    s.steals += o.steals;
+    s.steal_attempts += o.steal_attempts;
+    s.lost_races += o.lost_races;
+    s.parks += o.parks;
+    s.jobs_run += o.jobs_run;
+    s.splits_served += o.splits_served;
+    s.time_parked += o.time_parked;
+    s.time_spinning += o.time_spinning;
+  }
+  return s;
+}
+
+void note_split_served(worker& w, std::uint64_t lo, std::uint64_t hi) noexcept {
+  worker_slot& s = slot_of(w);
+  s.splits_served_.store(s.splits_served_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (w.trace_ != nullptr) [[unlikely]]
+    w.trace_->instant(trace_kind::split, lo, hi);
+}
+
+}  // namespace detail
+
+void trace_flush() {
+  detail::observer_list& l = detail::observers();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  for (detail::observer* o : l.list)
+    if (!o->stale()) o->write_trace();
+}
+
+}  // namespace forkjoin

@@ -1,0 +1,53 @@
+// trace.hpp: a pool's observer: the per-worker trace rings (FORKJOIN_TRACE, pool_options::
+// trace_path) and the FORKJOIN_STATS table. Owns the rings' memory; writes the trace file
+// (Chrome Trace Event Format JSON) on trace_flush(), at pool destruction and at exit.
+// Protocol with the recording workers: DESIGN.md [P-TRACE]. Recording: detail/trace_hooks.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "forkjoin/detail/trace_hooks.hpp"
+#include "forkjoin/pool.hpp"
+
+namespace forkjoin::detail {
+
+class pool_impl;
+
+class observer {
+ public:
+  // Null when the options and the environment ask for neither a trace nor statistics.
+  // Sets every slot's trace_ when tracing. Called before any worker thread starts.
+  static std::unique_ptr<observer> create(pool_impl& p);
+  observer(pool_impl& p, std::string path, std::size_t events, bool print_stats);
+  observer(const observer&) = delete;
+  observer& operator=(const observer&) = delete;
+  ~observer();  // unregisters; writes nothing
+
+  // The pool is being destroyed and its threads are joined: write the trace and print the
+  // statistics, once. Not in a fork() child of the pool's process [P-FORK].
+  void finish() noexcept;
+  // [P-TRACE S1-S5] snapshot every ring and rewrite the file; false if it could not be written.
+  bool write_trace() noexcept;
+  void print_stats() noexcept;
+  bool stale() const noexcept;  // created before a fork(): in the child, inert
+
+ private:
+  pool_impl& pool_;
+  std::string path_;
+  std::uint64_t epoch_ns_;  // trace_clock() at creation: ts 0 in the file
+  std::uint32_t fork_generation_;
+  bool print_stats_;
+  std::vector<std::unique_ptr<std::uint64_t[]>> words_;
+  std::vector<std::unique_ptr<trace_ring>> rings_;
+};
+
+// pool::statistics(): relaxed snapshots of every slot's counters.
+pool::stats pool_statistics(const pool_impl& p);
+// The FORKJOIN_STATS table for one pool.
+std::string format_stats_table(const pool::stats& s);
+
+}  // namespace forkjoin::detail

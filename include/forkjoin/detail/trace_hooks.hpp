@@ -1,0 +1,96 @@
+// trace_hooks.hpp: the recording side of the worker timeline trace (FORKJOIN_TRACE): one
+// bounded ring of events per worker, written by its owner thread only, with no lock and no
+// allocation. The rings are allocated and read (snapshotted into JSON) by forkjoin/trace.cpp.
+// Protocol between the owner and a snapshot: forkjoin/DESIGN.md [P-TRACE].
+//
+// Cost when tracing is off: worker::trace_ is null, and every hook is a test of that pointer
+// (join tests it once and then runs its untraced body; the loop tests it once per chunk).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+#include "forkjoin/detail/atomic.hpp"
+#include "forkjoin/detail/config.hpp"
+
+namespace forkjoin::detail {
+
+// What an event records. Spans carry a begin and an end time; instants the same time twice.
+enum class trace_kind : std::uint8_t {
+  run,     // span: pool::run's callable on the external slot
+  join_f,  // span: a join's first branch (a = 1 for the loop engine's splits)
+  join_g,  // span: a join's second branch (a = 1 when it ran as a job, stolen or popped)
+  task,    // span: a task_group child
+  chunk,   // span: a loop chunk [a, b)
+  spin,    // span: an idle or helping worker spinning and yielding without finding work
+  park,    // span: announced asleep, until woken or cancelled (a = 1 if it blocked on its futex)
+  spawn,   // instant: a job was pushed (a = its address); becomes a flow start if stolen
+  steal,   // instant: this worker stole job a from worker b
+  split,   // instant: the loop engine split [a, b) in half on demand
+};
+inline constexpr std::size_t k_trace_kinds = 10;
+
+// steady_clock (CLOCK_MONOTONIC through the vDSO on Linux: ~20-50 ns, consistent across
+// cores), in nanoseconds since its epoch.
+inline std::uint64_t trace_clock() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+// One worker's ring: `capacity` events of four words each (begin, kind << 56 | end, a, b).
+// When full, a new event overwrites the oldest. The words are accessed through atomic_ref
+// (relaxed: plain moves on x86) so that a snapshot may read them while the owner writes.
+class alignas(k_cache_line) trace_ring {
+ public:
+  static constexpr int k_kind_shift = 56;
+  static constexpr std::uint64_t k_time_mask = (std::uint64_t{1} << k_kind_shift) - 1;
+
+  trace_ring(std::uint64_t* words, std::uint64_t capacity) noexcept : words_(words), capacity_(capacity) {}
+  trace_ring(const trace_ring&) = delete;
+  trace_ring& operator=(const trace_ring&) = delete;
+
+  // Owner thread only.
+  void record(trace_kind k, std::uint64_t t0, std::uint64_t t1, std::uint64_t a, std::uint64_t b) noexcept {
+    const std::uint64_t n = done_.load(std::memory_order_relaxed) + 1;  // owner-written
+    begun_.store(n, std::memory_order_relaxed);                         // [P-TRACE R1]
+    if constexpr (!FORKJOIN_TSAN)
+      std::atomic_thread_fence(std::memory_order_release);  // [P-TRACE R2] pairs with the snapshot's S3 fence
+    std::uint64_t* e = words_ + pos_ * 4;
+    std::atomic_ref<std::uint64_t>(e[0]).store(t0, std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(e[1]).store(
+        std::uint64_t{static_cast<std::uint8_t>(k)} << k_kind_shift | (t1 & k_time_mask), std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(e[2]).store(a, std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(e[3]).store(b, std::memory_order_relaxed);
+    if (++pos_ == capacity_) pos_ = 0;
+    done_.store(n, std::memory_order_release);  // [P-TRACE R3] pairs with the snapshot's S1 acquire
+  }
+  void span(trace_kind k, std::uint64_t t0, std::uint64_t a = 0, std::uint64_t b = 0) noexcept {
+    record(k, t0, trace_clock(), a, b);
+  }
+  void instant(trace_kind k, std::uint64_t a, std::uint64_t b) noexcept {
+    const std::uint64_t t = trace_clock();
+    record(k, t, t, a, b);
+  }
+
+  // Snapshot side (forkjoin/trace.cpp).
+  std::uint64_t capacity() const noexcept { return capacity_; }
+  const std::uint64_t* words() const noexcept { return words_; }
+  std::uint64_t done(std::memory_order o) const noexcept { return done_.load(o); }
+  std::uint64_t begun(std::memory_order o) const noexcept { return begun_.load(o); }
+
+ private:
+  std::uint64_t* const words_;
+  const std::uint64_t capacity_;
+  std::uint64_t pos_ = 0;                // owner only: the slot the next event goes to
+  std::atomic<std::uint64_t> begun_{0};  // events whose writing has started
+  std::atomic<std::uint64_t> done_{0};   // events completely written
+};
+
+class worker;
+// The loop engine split on demand: counts it (pool::statistics) and traces it.
+void note_split_served(worker& w, std::uint64_t lo, std::uint64_t hi) noexcept;
+
+}  // namespace forkjoin::detail
