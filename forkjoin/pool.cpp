@@ -202,7 +202,7 @@ void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
   tls_worker = &w;
   w.steal_limit_ = steal_limit_of_this_thread();
   if (w.trace_ != nullptr) {
-    const std::uint64_t t0 = trace_clock();
+    const std::uint64_t t0 = w.trace_->now();
     job.execute(&job);
     w.trace_->span(trace_kind::run, t0);
   } else {

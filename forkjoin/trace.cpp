@@ -89,6 +89,27 @@ std::string numbered(const std::string& path, std::size_t k) {
   return path.substr(0, dot) + "-" + std::to_string(k) + path.substr(dot);
 }
 
+// The time-stamp counter, when the kernel itself keeps time with it (then it is invariant
+// and synchronised across cores); FORKJOIN_TRACE_CLOCK=steady forces steady_clock.
+bool use_tsc() {
+#if defined(__x86_64__)
+  static const bool tsc = [] {
+    if (const char* v = std::getenv("FORKJOIN_TRACE_CLOCK"); v != nullptr && std::strcmp(v, "steady") == 0)
+      return false;
+    std::FILE* f = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (f == nullptr) return false;
+    char name[32] = {};
+    const bool ok = std::fgets(name, sizeof name, f) != nullptr && std::strncmp(name, "tsc", 3) == 0 &&
+                    (name[3] == '\n' || name[3] == '\0');
+    std::fclose(f);
+    return ok;
+  }();
+  return tsc;
+#else
+  return false;
+#endif
+}
+
 struct event {
   std::uint64_t t0, t1, a, b;
   trace_kind kind;
@@ -106,8 +127,8 @@ std::uint64_t snapshot(const trace_ring& r, std::uint32_t worker, std::vector<ev
   for (std::uint64_t i = first; i < done; ++i) {  // [P-TRACE S2] relaxed copies
     auto* e = const_cast<std::uint64_t*>(r.words() + (i % cap) * 4);
     const std::uint64_t w1 = std::atomic_ref<std::uint64_t>(e[1]).load(std::memory_order_relaxed);
-    mine.push_back(event{std::atomic_ref<std::uint64_t>(e[0]).load(std::memory_order_relaxed),
-                         w1 & trace_ring::k_time_mask,
+    const std::uint64_t t0 = std::atomic_ref<std::uint64_t>(e[0]).load(std::memory_order_relaxed);
+    mine.push_back(event{t0, t0 + (w1 & trace_ring::k_time_mask),
                          std::atomic_ref<std::uint64_t>(e[2]).load(std::memory_order_relaxed),
                          std::atomic_ref<std::uint64_t>(e[3]).load(std::memory_order_relaxed),
                          static_cast<trace_kind>(w1 >> trace_ring::k_kind_shift), worker});
@@ -155,10 +176,10 @@ bool is_job(trace_kind k) {
 
 class json_writer {
  public:
-  explicit json_writer(std::FILE* f, std::uint64_t epoch) : f_(f), epoch_(epoch) {}
+  explicit json_writer(std::FILE* f) : f_(f) {}
   // Microseconds with nanosecond digits, as the format wants ts and dur.
   void micros(std::uint64_t ns) { std::fprintf(f_, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000); }
-  void ts(std::uint64_t t) { micros(t > epoch_ ? t - epoch_ : 0); }
+  void ts(std::uint64_t ns_since_start) { micros(ns_since_start); }
   void begin_event() {
     std::fputs(first_ ? "\n" : ",\n", f_);
     first_ = false;
@@ -167,7 +188,6 @@ class json_writer {
 
  private:
   std::FILE* f_;
-  std::uint64_t epoch_;
   bool first_ = true;
 };
 
@@ -196,14 +216,16 @@ std::unique_ptr<observer> observer::create(pool_impl& p) {
 observer::observer(pool_impl& p, std::string path, std::size_t events, bool print_stats)
     : pool_(p),
       path_(std::move(path)),
-      epoch_ns_(trace_clock()),
       fork_generation_(current_fork_generation()),
-      print_stats_(print_stats) {
+      print_stats_(print_stats),
+      tsc_(use_tsc()),
+      epoch_ns_(steady_ns()),
+      epoch_tick_(trace_ring(nullptr, 0, tsc_).now()) {
   if (!path_.empty()) {
     for (std::size_t i = 0; i < p.num_threads(); ++i) {
       // Uninitialised: the kernel maps the pages as the owner first writes them.
       words_.emplace_back(new std::uint64_t[events * 4]);
-      rings_.push_back(std::make_unique<trace_ring>(words_.back().get(), events));
+      rings_.push_back(std::make_unique<trace_ring>(words_.back().get(), events, tsc_));
       p.slot(i).trace_ = rings_.back().get();
     }
   }
@@ -248,6 +270,19 @@ bool observer::write_trace() noexcept {
     std::vector<std::uint64_t> dropped(rings_.size());
     for (std::size_t i = 0; i < rings_.size(); ++i)
       dropped[i] = snapshot(*rings_[i], static_cast<std::uint32_t>(i), events);
+    // Ticks to nanoseconds since the pool started, calibrated on steady_clock over the
+    // whole trace (both clocks read at creation and now).
+    const std::uint64_t now_ns = steady_ns(), now_tick = trace_ring(nullptr, 0, tsc_).now();
+    const double scale = tsc_ && now_tick > epoch_tick_
+                             ? static_cast<double>(now_ns - epoch_ns_) / static_cast<double>(now_tick - epoch_tick_)
+                             : 1.0;
+    auto to_ns = [&](std::uint64_t t) {
+      return t > epoch_tick_ ? static_cast<std::uint64_t>(static_cast<double>(t - epoch_tick_) * scale) : 0;
+    };
+    for (event& e : events) {
+      e.t0 = to_ns(e.t0);
+      e.t1 = to_ns(e.t1);
+    }
 
     // Flow arrows: each steal links to the latest spawn of the same job address at or
     // before it (addresses are reused once a job is done, never while it waits).
@@ -262,16 +297,17 @@ bool observer::write_trace() noexcept {
       std::fprintf(stderr, "forkjoin: cannot write the trace %s: %s\n", path_.c_str(), std::strerror(errno));
       return false;
     }
-    json_writer w(f, epoch_ns_);
+    json_writer w(f);
     const long pid = static_cast<long>(getpid());
     std::uint64_t total_dropped = 0;
     for (std::uint64_t d : dropped) total_dropped += d;
     std::fprintf(f,
                  "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"format\":\"forkjoin-trace-1\","
-                 "\"clock\":\"steady_clock, ts in microseconds since the pool started\","
+                 "\"clock\":\"%s, ts in microseconds since the pool started\","
                  "\"workers\":%zu,\"events_per_worker\":%" PRIu64 ",\"dropped_events\":%" PRIu64
                  ",\"dropped_per_worker\":[",
-                 rings_.size(), rings_.empty() ? 0 : rings_[0]->capacity(), total_dropped);
+                 tsc_ ? "rdtsc calibrated on steady_clock" : "steady_clock", rings_.size(),
+                 rings_.empty() ? 0 : rings_[0]->capacity(), total_dropped);
     for (std::size_t i = 0; i < dropped.size(); ++i) std::fprintf(f, "%s%" PRIu64, i == 0 ? "" : ",", dropped[i]);
     std::fputs("]},\n\"traceEvents\":[", f);
     w.begin_event();

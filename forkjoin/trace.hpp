@@ -38,9 +38,11 @@ class observer {
  private:
   pool_impl& pool_;
   std::string path_;
-  std::uint64_t epoch_ns_;  // trace_clock() at creation: ts 0 in the file
   std::uint32_t fork_generation_;
   bool print_stats_;
+  bool tsc_;                  // the rings count time-stamp counter ticks, not nanoseconds
+  std::uint64_t epoch_ns_;    // steady_ns() at creation: ts 0 in the file
+  std::uint64_t epoch_tick_;  // the rings' clock at creation
   std::vector<std::unique_ptr<std::uint64_t[]>> words_;
   std::vector<std::unique_ptr<trace_ring>> rings_;
 };

@@ -35,11 +35,16 @@ class backoff {
   // False once the budget is spent: time to park.
   bool step() noexcept {
     const auto now = std::chrono::steady_clock::now();
-    if (!started_) {
+    const bool first = !started_;
+    if (first) {
       start_ = now;
       started_ = true;
     }
     last_ = now;
+    if (w_.trace_ != nullptr) {  // the idle path only: the trace's spin span, on the ring's clock
+      trace_last_ = w_.trace_->now();
+      if (first) trace_start_ = trace_last_;
+    }
     if (now - start_ < spin_) {
       for (int i = 0; i < 16; ++i) cpu_relax();
       return true;
@@ -61,13 +66,11 @@ class backoff {
     if (!started_ || last_ == start_) return;
     const auto ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(last_ - start_).count());
     w_.spinning_ns_.store(w_.spinning_ns_.load(std::memory_order_relaxed) + ns, std::memory_order_relaxed);
-    if (w_.trace_ != nullptr)
-      w_.trace_->record(trace_kind::spin,
-                        static_cast<std::uint64_t>(std::chrono::nanoseconds(start_.time_since_epoch()).count()),
-                        static_cast<std::uint64_t>(std::chrono::nanoseconds(last_.time_since_epoch()).count()), 0, 0);
+    if (w_.trace_ != nullptr) w_.trace_->record(trace_kind::spin, trace_start_, trace_last_, 0, 0);
   }
 
   std::chrono::steady_clock::time_point start_, last_;
+  std::uint64_t trace_start_ = 0, trace_last_ = 0;  // the same two instants on the trace ring's clock
   bool started_ = false;
   unsigned yields_left_ = 0;
   worker_slot& w_;
@@ -76,11 +79,12 @@ class backoff {
 // fall_asleep, timed for pool::statistics (time_parked) and traced as a park span.
 void fall_asleep_noted(sleep_controller& sc, worker_slot& w, bool (*wanted)(const void*), const void* ctx) noexcept {
   const std::uint64_t parks = w.sleep_.parks();
-  const std::uint64_t t0 = trace_clock();
+  const std::uint64_t t0 = steady_ns(), tt0 = w.trace_ != nullptr ? w.trace_->now() : 0;
   sc.fall_asleep(w.sleep_, wanted, ctx);
-  const std::uint64_t t1 = trace_clock();
+  const std::uint64_t t1 = steady_ns();
   w.parked_ns_.store(w.parked_ns_.load(std::memory_order_relaxed) + (t1 - t0), std::memory_order_relaxed);
-  if (w.trace_ != nullptr) w.trace_->record(trace_kind::park, t0, t1, w.sleep_.parks() != parks ? 1 : 0, 0);
+  if (w.trace_ != nullptr)
+    w.trace_->record(trace_kind::park, tt0, w.trace_->now(), w.sleep_.parks() != parks ? 1 : 0, 0);
 }
 
 void bump(std::atomic<std::uint64_t>& counter) noexcept {

@@ -36,7 +36,7 @@ class join_job : public job_header {
   static void execute_stolen(job_header* h) noexcept {
     auto* self = static_cast<join_job*>(h);
     if (trace_ring* r = tls_worker->trace_) [[unlikely]] {
-      const std::uint64_t t0 = trace_clock();
+      const std::uint64_t t0 = r->now();
       self->run_body();
       r->span(trace_kind::join_g, t0, 1);
     } else {
@@ -82,19 +82,17 @@ auto join_in_worker(worker& w, F& f, G& g) {
   using rf_type = std::invoke_result_t<F&>;
   using rg_type = std::invoke_result_t<G&>;
   join_job<G> job_g(g, &w);
+  // Traced: three clock reads per join. f's span starts before the push (a thief may take g
+  // at once) and g's starts where f's ends, unless join had to run other jobs first.
   [[maybe_unused]] std::uint64_t t0 = 0;
-  if constexpr (k_traced) t0 = trace_clock();  // before the push: a thief may take g at once
+  if constexpr (k_traced) t0 = w.trace_->now();
   if constexpr (k_publish) {
     w.deque_.push_private(&job_g);
     on_new_internal_work(w);
   } else {
     push_job(w, &job_g);
   }
-
-  if constexpr (k_traced) {
-    w.trace_->record(trace_kind::spawn, t0, t0, reinterpret_cast<std::uintptr_t>(&job_g), 0);
-    t0 = trace_clock();
-  }
+  if constexpr (k_traced) w.trace_->record(trace_kind::spawn, t0, t0, reinterpret_cast<std::uintptr_t>(&job_g), 0);
 
   result_slot<rf_type> rf;
   error_slot error_f;
@@ -103,15 +101,26 @@ auto join_in_worker(worker& w, F& f, G& g) {
   } catch (...) {
     error_f.capture_current();  // g still runs: its frame references ours
   }
-  if constexpr (k_traced) w.trace_->span(trace_kind::join_f, t0, k_publish ? 1 : 0);
 
   // [P-DEQUE Reclaim] nobody published job_g, so nobody can have stolen it. The worker is
   // read again from the thread rather than kept in a register across f (the same slot).
   worker& wb = *tls_worker;
-  if (wb.deque_.take_back_private(&job_g) || reclaim_join_job(wb, job_g, job_g.latch())) [[likely]] {
-    if constexpr (k_traced) t0 = trace_clock();
-    job_g.run_inline();
-    if constexpr (k_traced) wb.trace_->span(trace_kind::join_g, t0, 0);
+  if constexpr (k_traced) {
+    trace_ring& r = *wb.trace_;
+    std::uint64_t t1 = r.now();
+    r.record(trace_kind::join_f, t0, t1, k_publish ? 1 : 0, 0);
+    bool run_here = wb.deque_.take_back_private(&job_g);
+    if (!run_here && reclaim_join_job(wb, job_g, job_g.latch())) {
+      run_here = true;
+      t1 = r.now();
+    }
+    if (run_here) {
+      job_g.run_inline();
+      r.record(trace_kind::join_g, t1, r.now(), 0, 0);
+    }
+  } else {
+    if (wb.deque_.take_back_private(&job_g) || reclaim_join_job(wb, job_g, job_g.latch())) [[likely]]
+      job_g.run_inline();
   }
   if (error_f.has_value()) [[unlikely]]
     error_f.rethrow();  // f's exception wins when both threw

@@ -97,7 +97,7 @@ class group_job : public job_header {
     task_group* g = self->group_;
     if (!g->is_canceling()) {
       if (trace_ring* r = tls_worker->trace_) [[unlikely]] {
-        const std::uint64_t t0 = trace_clock();
+        const std::uint64_t t0 = r->now();
         self->run_body(g);
         r->span(trace_kind::task, t0);
       } else {

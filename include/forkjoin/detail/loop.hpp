@@ -59,7 +59,7 @@ class loop_engine {
   // guarded with a chunk span in the worker's trace ring.
   FORKJOIN_NOINLINE T guarded_traced(U lo, U hi, T acc) {
     trace_ring& r = *tls_worker->trace_;
-    const std::uint64_t t0 = trace_clock();
+    const std::uint64_t t0 = r.now();
     try {
       acc = chunk_(lo, hi, std::move(acc));
     } catch (...) {

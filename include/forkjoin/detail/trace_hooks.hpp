@@ -15,6 +15,10 @@
 #include "forkjoin/detail/atomic.hpp"
 #include "forkjoin/detail/config.hpp"
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
 namespace forkjoin::detail {
 
 // What an event records. Spans carry a begin and an end time; instants the same time twice.
@@ -32,15 +36,18 @@ enum class trace_kind : std::uint8_t {
 };
 inline constexpr std::size_t k_trace_kinds = 10;
 
-// steady_clock (CLOCK_MONOTONIC through the vDSO on Linux: ~20-50 ns, consistent across
-// cores), in nanoseconds since its epoch.
-inline std::uint64_t trace_clock() noexcept {
+// steady_clock (CLOCK_MONOTONIC through the vDSO on Linux), in nanoseconds since its epoch.
+inline std::uint64_t steady_ns() noexcept {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());
 }
 
-// One worker's ring: `capacity` events of four words each (begin, kind << 56 | end, a, b).
+// One worker's ring: `capacity` events of four words each (begin, kind << 56 | duration, a,
+// b), in ticks of the ring's clock: the time-stamp counter on x86-64 when the kernel uses
+// it as its clocksource (so it is invariant and synchronised across cores; ~10-25 ns a read
+// where steady_clock takes 20-90 ns), else steady_clock nanoseconds. The snapshot converts
+// ticks to nanoseconds against steady_clock readings taken at pool start and at the snapshot.
 // When full, a new event overwrites the oldest. The words are accessed through atomic_ref
 // (relaxed: plain moves on x86) so that a snapshot may read them while the owner writes.
 class alignas(k_cache_line) trace_ring {
@@ -48,11 +55,19 @@ class alignas(k_cache_line) trace_ring {
   static constexpr int k_kind_shift = 56;
   static constexpr std::uint64_t k_time_mask = (std::uint64_t{1} << k_kind_shift) - 1;
 
-  trace_ring(std::uint64_t* words, std::uint64_t capacity) noexcept : words_(words), capacity_(capacity) {}
+  trace_ring(std::uint64_t* words, std::uint64_t capacity, bool tsc) noexcept
+      : words_(words), capacity_(capacity), tsc_(tsc) {}
   trace_ring(const trace_ring&) = delete;
   trace_ring& operator=(const trace_ring&) = delete;
 
-  // Owner thread only.
+  std::uint64_t now() const noexcept {
+#if defined(__x86_64__)
+    if (tsc_) return __rdtsc();
+#endif
+    return steady_ns();
+  }
+
+  // Owner thread only. t1 >= t0, both from now().
   void record(trace_kind k, std::uint64_t t0, std::uint64_t t1, std::uint64_t a, std::uint64_t b) noexcept {
     const std::uint64_t n = done_.load(std::memory_order_relaxed) + 1;  // owner-written
     begun_.store(n, std::memory_order_relaxed);                         // [P-TRACE R1]
@@ -61,22 +76,24 @@ class alignas(k_cache_line) trace_ring {
     std::uint64_t* e = words_ + pos_ * 4;
     std::atomic_ref<std::uint64_t>(e[0]).store(t0, std::memory_order_relaxed);
     std::atomic_ref<std::uint64_t>(e[1]).store(
-        std::uint64_t{static_cast<std::uint8_t>(k)} << k_kind_shift | (t1 & k_time_mask), std::memory_order_relaxed);
+        std::uint64_t{static_cast<std::uint8_t>(k)} << k_kind_shift | ((t1 - t0) & k_time_mask),
+        std::memory_order_relaxed);
     std::atomic_ref<std::uint64_t>(e[2]).store(a, std::memory_order_relaxed);
     std::atomic_ref<std::uint64_t>(e[3]).store(b, std::memory_order_relaxed);
     if (++pos_ == capacity_) pos_ = 0;
     done_.store(n, std::memory_order_release);  // [P-TRACE R3] pairs with the snapshot's S1 acquire
   }
   void span(trace_kind k, std::uint64_t t0, std::uint64_t a = 0, std::uint64_t b = 0) noexcept {
-    record(k, t0, trace_clock(), a, b);
+    record(k, t0, now(), a, b);
   }
   void instant(trace_kind k, std::uint64_t a, std::uint64_t b) noexcept {
-    const std::uint64_t t = trace_clock();
+    const std::uint64_t t = now();
     record(k, t, t, a, b);
   }
 
   // Snapshot side (forkjoin/trace.cpp).
   std::uint64_t capacity() const noexcept { return capacity_; }
+  bool tsc() const noexcept { return tsc_; }
   const std::uint64_t* words() const noexcept { return words_; }
   std::uint64_t done(std::memory_order o) const noexcept { return done_.load(o); }
   std::uint64_t begun(std::memory_order o) const noexcept { return begun_.load(o); }
@@ -84,6 +101,7 @@ class alignas(k_cache_line) trace_ring {
  private:
   std::uint64_t* const words_;
   const std::uint64_t capacity_;
+  const bool tsc_;
   std::uint64_t pos_ = 0;                // owner only: the slot the next event goes to
   std::atomic<std::uint64_t> begun_{0};  // events whose writing has started
   std::atomic<std::uint64_t> done_{0};   // events completely written
