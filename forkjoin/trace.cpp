@@ -116,7 +116,7 @@ struct event {
   std::uint32_t worker;
 };
 
-// [P-TRACE S1-S5]: the events of one ring that are certainly intact, oldest first, and the
+// [P-TRACE S1, S2, S3, S4, S5]: the events of one ring that are certainly intact, oldest first, and the
 // number of older ones that were dropped (overwritten, or being overwritten right now).
 std::uint64_t snapshot(const trace_ring& r, std::uint32_t worker, std::vector<event>& out) {
   const std::uint64_t cap = r.capacity();

@@ -30,7 +30,7 @@ class observer {
   // The pool is being destroyed and its threads are joined: write the trace and print the
   // statistics, once. Not in a fork() child of the pool's process [P-FORK].
   void finish() noexcept;
-  // [P-TRACE S1-S5] snapshot every ring and rewrite the file; false if it could not be written.
+  // [P-TRACE S1, S2, S3, S4, S5] snapshot every ring and rewrite the file; false if it could not be written.
   bool write_trace() noexcept;
   void print_stats() noexcept;
   bool stale() const noexcept;  // created before a fork(): in the child, inert
