@@ -2,7 +2,7 @@
 # trace_overhead.sh BASE_BENCH_COMPARE NEW_BENCH_COMPARE [ROUNDS]: what the trace costs.
 # Runs the fib, skynet, loop_1k and loop_100k rows of forkjoin in two bench_compare builds
 # (BASE: a build without the trace, e.g. the previous main; NEW: this tree) interleaved,
-# ROUNDS times each (default 5), then NEW with FORKJOIN_TRACE on, and prints the median
+# ROUNDS times each (default 5, 3 repetitions a run), then NEW with FORKJOIN_TRACE on, and prints the median
 # times and the ratios NEW/BASE (tracing compiled in, off) and ON/NEW (tracing on).
 # Settings: FORKJOIN_BENCH_THREADS (default 2), FORKJOIN_TRACE_EVENTS (default 100000 for the
 # "on" runs: the ring wraps, so the per-event cost is measured without a huge file).
@@ -13,7 +13,7 @@ filter='^(fib|skynet|loop_1k|loop_100k)/forkjoin/'
 out=$(mktemp -d)
 run() {  # run LABEL EXE [env...]
   local label=$1 exe=$2; shift 2
-  env "$@" "$exe" --threads="$threads" --benchmark_filter="$filter" --benchmark_min_time=0.2 \
+  env "$@" "$exe" --threads="$threads" --benchmark_filter="$filter" --benchmark_repetitions=3 \
     --benchmark_format=json >"$out/$label.$r.json" 2>/dev/null
 }
 for r in $(seq "$rounds"); do
@@ -31,6 +31,8 @@ times = {}
 for label in ("base", "off", "on"):
     for r in range(1, rounds + 1):
         for b in json.load(open("%s/%s.%d.json" % (out, label, r)))["benchmarks"]:
+            if b.get("run_type") != "iteration":
+                continue
             times.setdefault((b["name"], label), []).append(b["real_time"])
 names = sorted({n for n, _ in times})
 print("%-34s %10s %10s %10s %9s %9s" % ("row (ms, median)", "base", "off", "on", "off/base", "on/off"))

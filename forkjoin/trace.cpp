@@ -294,7 +294,7 @@ bool observer::write_trace() noexcept {
 
     std::FILE* f = std::fopen(path_.c_str(), "w");
     if (f == nullptr) {
-      std::fprintf(stderr, "forkjoin: cannot write the trace %s: %s\n", path_.c_str(), std::strerror(errno));
+      std::perror(("forkjoin: cannot write the trace " + path_).c_str());
       return false;
     }
     json_writer w(f);

@@ -169,8 +169,10 @@ def draw(names, spans, steals, window, out, width):
     ax.set_yticklabels([names[t] for t in reversed(tids)])
     ax.set_xlabel("time since the first span (ms)")
     ax.set_xlim(0, (t1 - t0) / 1000.0)
-    handles = [Patch(color=COLOURS[k], label=k) for k in COLOURS]
-    handles.append(plt.Line2D([], [], linestyle="none", marker="v", color="black", label="steal"))
+    present = {k for v in spans.values() for _, _, k in v}
+    handles = [Patch(color=COLOURS[k], label=k) for k in COLOURS if k in present]
+    if any(steals.values()):
+        handles.append(plt.Line2D([], [], linestyle="none", marker="v", color="black", label="steal"))
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(tids) < 4 else -0.2), ncol=8, fontsize=8, frameon=False)
     fig.tight_layout()
     fig.savefig(out, dpi=100)

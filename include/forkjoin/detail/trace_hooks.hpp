@@ -107,7 +107,7 @@ class alignas(k_cache_line) trace_ring {
   std::atomic<std::uint64_t> done_{0};   // events completely written
 };
 
-class worker;
+struct worker;
 // The loop engine split on demand: counts it (pool::statistics) and traces it.
 void note_split_served(worker& w, std::uint64_t lo, std::uint64_t hi) noexcept;
 
