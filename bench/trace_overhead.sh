@@ -33,11 +33,14 @@ for label in ("base", "off", "on"):
         for b in json.load(open("%s/%s.%d.json" % (out, label, r)))["benchmarks"]:
             if b.get("run_type") != "iteration":
                 continue
-            times.setdefault((b["name"], label), []).append(b["real_time"])
+            times.setdefault((b["name"], label), []).append((b["real_time"], b["cpu_time"]))
 names = sorted({n for n, _ in times})
-print("%-34s %10s %10s %10s %9s %9s" % ("row (ms, median)", "base", "off", "on", "off/base", "on/off"))
+# cpu: the benchmark thread's CPU time (worker 0's share), steadier than real time on a busy machine.
+print("%-28s %9s %9s %9s %9s %9s %9s %9s" % ("row (ms, median)", "base", "off", "on", "off/base", "on/off", "cpu o/b", "cpu on/o"))
 for n in names:
-    m = {l: statistics.median(times[(n, l)]) for l in ("base", "off", "on") if (n, l) in times}
-    print("%-34s %10.4f %10.4f %10.4f %9.3f %9.3f" % (n, m["base"], m["off"], m["on"], m["off"] / m["base"], m["on"] / m["off"]))
+    m = {l: statistics.median(t[0] for t in times[(n, l)]) for l in ("base", "off", "on")}
+    c = {l: statistics.median(t[1] for t in times[(n, l)]) for l in ("base", "off", "on")}
+    short = n.split("/")[0] + "/" + n.split("/")[2]
+    print("%-28s %9.4f %9.4f %9.4f %9.3f %9.3f %9.3f %9.3f" % (short, m["base"], m["off"], m["on"], m["off"] / m["base"], m["on"] / m["off"], c["off"] / c["base"], c["on"] / c["off"]))
 PY
 rm -rf "$out"
