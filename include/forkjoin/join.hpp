@@ -43,12 +43,12 @@ class join_job : public job_header {
  private:
   static void execute_stolen(job_header* h) noexcept {
     auto* self = static_cast<join_job*>(h);
-    // One call of run_body here and one in run_inline, as without the trace: more call
-    // sites would cost join its inlining of g.
-    trace_ring* r = tls_worker->trace_;
-    const std::uint64_t t0 = r != nullptr ? r->now() : 0;
-    self->run_body();
-    if (r != nullptr) r->span(trace_kind::join_g, t0, 1);
+    {
+      // One call of run_body here and one in run_inline, as without the trace: more call
+      // sites would cost join its inlining of g.
+      const trace_scope span(tls_worker->trace_, trace_kind::join_g, 1);
+      self->run_body();
+    }
     self->latch_.set();  // [P-JOIN J2] last access: the owner may return right after
   }
   void run_body() noexcept {

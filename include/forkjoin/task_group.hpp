@@ -96,13 +96,15 @@ class group_job : public job_header {
     auto* self = static_cast<group_job*>(h);
     task_group* g = self->group_;
     if (!g->is_canceling()) {
-      if (trace_ring* r = tls_worker->trace_) [[unlikely]] {
-        const std::uint64_t t0 = r->now();
-        self->run_body(g);
-        r->span(trace_kind::task, t0);
-      } else {
-        self->run_body(g);
+      const trace_scope span(tls_worker->trace_, trace_kind::task);
+      const task_group* outer = tls_running_group;
+      tls_running_group = g;
+      try {
+        std::invoke(self->f_);
+      } catch (...) {
+        g->capture(std::current_exception());
       }
+      tls_running_group = outer;
     }
     self->~group_job();
     deallocate_job(self, sizeof(group_job));
@@ -110,17 +112,6 @@ class group_job : public job_header {
   }
 
  private:
-  void run_body(task_group* g) noexcept {
-    const task_group* outer = tls_running_group;
-    tls_running_group = g;
-    try {
-      std::invoke(f_);
-    } catch (...) {
-      g->capture(std::current_exception());
-    }
-    tls_running_group = outer;
-  }
-
   F f_;
   task_group* group_;
 };

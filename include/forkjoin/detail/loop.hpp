@@ -47,28 +47,14 @@ class loop_engine {
   // Guarded chunk: skipped once some chunk threw; a throw sets the stop flag first.
   T guarded(U lo, U hi, T acc) {
     if (stop_.load(std::memory_order_relaxed)) return acc;
-    if (tls_worker->trace_ != nullptr) [[unlikely]]
-      return guarded_traced(lo, hi, std::move(acc));
+    const trace_scope span(tls_worker->trace_, trace_kind::chunk, static_cast<std::uint64_t>(lo),
+                           static_cast<std::uint64_t>(hi));
     try {
       return chunk_(lo, hi, std::move(acc));
     } catch (...) {
       stop_.store(true, std::memory_order_relaxed);
       throw;
     }
-  }
-  // guarded with a chunk span in the worker's trace ring.
-  FORKJOIN_NOINLINE T guarded_traced(U lo, U hi, T acc) {
-    trace_ring& r = *tls_worker->trace_;
-    const std::uint64_t t0 = r.now();
-    try {
-      acc = chunk_(lo, hi, std::move(acc));
-    } catch (...) {
-      stop_.store(true, std::memory_order_relaxed);
-      r.span(trace_kind::chunk, t0, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi));
-      throw;
-    }
-    r.span(trace_kind::chunk, t0, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi));
-    return acc;
   }
   T combine(T a, T b) {
     if constexpr (std::is_same_v<T, no_result>)

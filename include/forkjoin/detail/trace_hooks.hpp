@@ -107,6 +107,31 @@ class alignas(k_cache_line) trace_ring {
   std::atomic<std::uint64_t> done_{0};   // events completely written
 };
 
+// A span around a scope, recorded at its end (normal or by exception) when r is not null.
+// Off, it costs two tests of r, which the caller already holds in a register: used where the
+// traced code must not be a second copy of the scope's body (a second call site of a user
+// callable changes what the compiler inlines into the untraced one).
+class trace_scope {
+ public:
+  trace_scope(trace_ring* r, trace_kind k, std::uint64_t a = 0, std::uint64_t b = 0) noexcept
+      : r_(r), k_(k), a_(a), b_(b) {
+    if (r_ != nullptr) [[unlikely]]
+      t0_ = r_->now();
+  }
+  trace_scope(const trace_scope&) = delete;
+  trace_scope& operator=(const trace_scope&) = delete;
+  ~trace_scope() {
+    if (r_ != nullptr) [[unlikely]]
+      r_->span(k_, t0_, a_, b_);
+  }
+
+ private:
+  trace_ring* const r_;
+  const trace_kind k_;
+  const std::uint64_t a_, b_;
+  std::uint64_t t0_ = 0;
+};
+
 struct worker;
 // The loop engine split on demand: counts it (pool::statistics) and traces it.
 void note_split_served(worker& w, std::uint64_t lo, std::uint64_t hi) noexcept;
