@@ -4,7 +4,8 @@
 // Protocol between the owner and a snapshot: forkjoin/DESIGN.md [P-TRACE].
 //
 // Cost when tracing is off: worker::trace_ is null, and every hook is a test of that pointer
-// (join tests it once and then runs its untraced body; the loop tests it once per chunk).
+// (join tests it once and then runs its untraced body; a chunk or a task_group child tests
+// it before and after, trace_scope).
 #pragma once
 
 #include <atomic>
