@@ -28,6 +28,7 @@ namespace detail {
 namespace {
 
 constexpr std::size_t k_default_trace_events = 1'000'000;
+constexpr std::size_t k_max_trace_events = std::size_t{1} << 32;
 
 // Every observer of this process, for trace_flush() and the exit handler. Never destroyed,
 // so the exit handler may run after static destructors began.
@@ -208,6 +209,8 @@ std::unique_ptr<observer> observer::create(pool_impl& p) {
     const char* v = std::getenv("FORKJOIN_TRACE_EVENTS");
     events = v != nullptr && *v != '\0' ? parse_events(v) : k_default_trace_events;
   }
+  if (events > k_max_trace_events)  // 32 bytes an event: the ring's size must not overflow
+    throw std::invalid_argument("forkjoin: trace_events above 2^32 per worker");
   const bool stats = env_flag("FORKJOIN_STATS");
   if (path.empty() && !stats) return nullptr;
   return std::make_unique<observer>(p, std::move(path), events, stats);

@@ -411,12 +411,16 @@ TEST(Stats, EnvironmentPrintsTableAtDestruction) {
 }
 
 TEST(Trace, BadEventCountIsRejected) {
-  ::setenv("FORKJOIN_TRACE_EVENTS", "lots", 1);
   forkjoin::pool_options o;
   o.num_threads = 1;
   o.trace_path = temp_path("bad");
+  ::setenv("FORKJOIN_TRACE_EVENTS", "lots", 1);
+  EXPECT_THROW(forkjoin::pool{o}, std::invalid_argument);
+  ::setenv("FORKJOIN_TRACE_EVENTS", "0", 1);
   EXPECT_THROW(forkjoin::pool{o}, std::invalid_argument);
   ::unsetenv("FORKJOIN_TRACE_EVENTS");
+  o.trace_events = std::size_t{1} << 62;  // 4 words an event would overflow size_t
+  EXPECT_THROW(forkjoin::pool{o}, std::invalid_argument);
 }
 
 }  // namespace

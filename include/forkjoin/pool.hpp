@@ -53,7 +53,7 @@ struct pool_options {
   std::string trace_path;
   /// Trace events kept per worker (the oldest are dropped beyond it; the file says how
   /// many). 0 = FORKJOIN_TRACE_EVENTS, else 1,000,000 (32 MB per worker, allocated at
-  /// pool creation, only when tracing).
+  /// pool creation, only when tracing). Above 2^32: std::invalid_argument.
   std::size_t trace_events = 0;
 
   static constexpr std::size_t k_max_threads = 1024;
