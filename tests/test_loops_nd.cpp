@@ -192,7 +192,8 @@ std::vector<int> record_owners(fj::pool& p, std::size_t N, Run run) {
 TEST(ParallelFor2D, StaticMatchesOpenMPCollapse2) {
   for (std::size_t T : {2u, 3u, 4u}) {
     fj::pool p(T);
-    for (auto [R, C] : {std::pair{7, 5}, std::pair{3, 100}, std::pair{100, 3}, std::pair{1, 9}, std::pair{13, 1}}) {
+    for (auto shape : {std::pair{7, 5}, std::pair{3, 100}, std::pair{100, 3}, std::pair{1, 9}, std::pair{13, 1}}) {
+      const int R = shape.first, C = shape.second;  // not a structured binding: clang 14 cannot capture one
       const auto N = static_cast<std::size_t>(R * C);
       const auto owner = record_owners(p, N, [&](auto&& point) {
         fj::parallel_for_2d(
@@ -208,7 +209,8 @@ TEST(ParallelFor2D, StaticMatchesOpenMPCollapse2) {
 TEST(ParallelFor3D, StaticMatchesOpenMPCollapse3) {
   for (std::size_t T : {2u, 3u}) {
     fj::pool p(T);
-    for (auto [A, B, C] : {std::tuple{3, 4, 5}, std::tuple{1, 7, 3}, std::tuple{5, 1, 1}}) {
+    for (auto shape : {std::tuple{3, 4, 5}, std::tuple{1, 7, 3}, std::tuple{5, 1, 1}}) {
+      const int A = std::get<0>(shape), B = std::get<1>(shape), C = std::get<2>(shape);
       const auto N = static_cast<std::size_t>(A * B * C);
       const auto owner = record_owners(p, N, [&](auto&& point) {
         fj::parallel_for_3d(

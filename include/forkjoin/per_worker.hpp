@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,7 @@ class per_worker {
   per_worker() : init_([] { return T{}; }) {}
   /// T is built by init() in each slot on its first use.
   template <class Init>
+  requires std::is_invocable_r_v<T, Init&>
   explicit per_worker(Init init) : init_(std::move(init)) {}
   per_worker(const per_worker&) = delete;
   per_worker& operator=(const per_worker&) = delete;
