@@ -122,3 +122,15 @@ TEST(PerWorker, HistogramNestedInsideOtherCalls) {
   });
   for (std::size_t k = 0; k < 16; ++k) EXPECT_EQ(total[k], 256 + (k == 0 ? 8 : 0)) << k;
 }
+
+// One object outliving several pools: a later pool may get a destroyed one's address (and
+// more workers than the table has); every update still lands once.
+TEST(PerWorker, OutlivesPoolsOfEverySize) {
+  fj::per_worker<long> count;
+  const long n = fj::test::scaled(20000, 2000);
+  for (std::size_t T = 1; T <= 8; ++T) {
+    fj::pool p(T);
+    p.run([&] { fj::parallel_for(0L, n, [&](long) { count.local() += 1; }); });
+  }
+  EXPECT_EQ(count.combine(std::plus<>()), 8 * n);
+}

@@ -49,7 +49,8 @@ class per_worker {
     detail::worker* w = detail::tls_worker;
     if (w != nullptr) [[likely]] {
       const void* bound = bound_pool();
-      if (bound == w->pool_) {
+      // The size check: a later pool may reuse a destroyed bound pool's address.
+      if (bound == w->pool_ && w->index_ < table_size_) {
         // [P-PERW Slot] acquire pairs with the release in create_worker_slot (only worker
         // index_ ever stores this entry, but a later holder of slot 0 is another thread)
         if (slot* s = table_[w->index_].load(std::memory_order_acquire)) return s->value;
