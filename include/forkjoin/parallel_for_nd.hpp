@@ -55,7 +55,7 @@ void run_loop_nd(const char* what, const extents<D>& e, OnBox& on_box, const sch
 }
 
 template <class Space>
-typename Space::index at(const Space& space, std::uint64_t k) noexcept {
+typename Space::index nd_index(const Space& space, std::uint64_t k) noexcept {
   return space.at(static_cast<typename Space::offset>(k));
 }
 
@@ -82,14 +82,14 @@ void parallel_for_2d(I1 row_first, I2 row_last, J1 col_first, J2 col_last, Body&
                 "parallel_for_2d: body must accept (i, j) or (i0, i1, j0, j1)");
   auto on_box = [&](const detail::box<2>& b) {
     if constexpr (std::invocable<Body&, I, J>) {
-      const J j0 = detail::at(sj, b.lo[1]), j1 = detail::at(sj, b.hi[1]);
+      const J j0 = detail::nd_index(sj, b.lo[1]), j1 = detail::nd_index(sj, b.hi[1]);
       for (std::uint64_t a = b.lo[0]; a != b.hi[0]; ++a) {
-        const I i = detail::at(si, a);
+        const I i = detail::nd_index(si, a);
         for (J j = j0; j != j1; ++j) std::invoke(body, i, j);
       }
     } else {
-      std::invoke(body, detail::at(si, b.lo[0]), detail::at(si, b.hi[0]), detail::at(sj, b.lo[1]),
-                  detail::at(sj, b.hi[1]));
+      std::invoke(body, detail::nd_index(si, b.lo[0]), detail::nd_index(si, b.hi[0]), detail::nd_index(sj, b.lo[1]),
+                  detail::nd_index(sj, b.hi[1]));
     }
   };
   detail::run_loop_nd<2>("parallel_for_2d", {si.size, sj.size}, on_box, s);
@@ -112,17 +112,17 @@ void parallel_for_3d(I1 i_first, I2 i_last, J1 j_first, J2 j_last, K1 k_first, K
                 "parallel_for_3d: body must accept (i, j, k) or (i0, i1, j0, j1, k0, k1)");
   auto on_box = [&](const detail::box<3>& b) {
     if constexpr (std::invocable<Body&, I, J, K>) {
-      const K k0 = detail::at(sk, b.lo[2]), k1 = detail::at(sk, b.hi[2]);
+      const K k0 = detail::nd_index(sk, b.lo[2]), k1 = detail::nd_index(sk, b.hi[2]);
       for (std::uint64_t a = b.lo[0]; a != b.hi[0]; ++a) {
-        const I i = detail::at(si, a);
+        const I i = detail::nd_index(si, a);
         for (std::uint64_t c = b.lo[1]; c != b.hi[1]; ++c) {
-          const J j = detail::at(sj, c);
+          const J j = detail::nd_index(sj, c);
           for (K k = k0; k != k1; ++k) std::invoke(body, i, j, k);
         }
       }
     } else {
-      std::invoke(body, detail::at(si, b.lo[0]), detail::at(si, b.hi[0]), detail::at(sj, b.lo[1]),
-                  detail::at(sj, b.hi[1]), detail::at(sk, b.lo[2]), detail::at(sk, b.hi[2]));
+      std::invoke(body, detail::nd_index(si, b.lo[0]), detail::nd_index(si, b.hi[0]), detail::nd_index(sj, b.lo[1]),
+                  detail::nd_index(sj, b.hi[1]), detail::nd_index(sk, b.lo[2]), detail::nd_index(sk, b.hi[2]));
     }
   };
   detail::run_loop_nd<3>("parallel_for_3d", {si.size, sj.size, sk.size}, on_box, s);
