@@ -47,11 +47,11 @@ class cpu_budget {
 
   // [P-BUDGET A1] a token if fewer than capacity() are held.
   bool try_acquire() noexcept;
-  // A token, waiting as long as it takes ([P-BUDGET A1-A4]); false, without a token, if
+  // A token, waiting as long as it takes ([P-BUDGET A1+A2+A3+A4]); false, without a token, if
   // `cancel` (may be null) is set when the thread enlists or cancel_waiters(cancel) runs
   // while it waits.
   bool acquire(waiter& w, const std::atomic<bool>* cancel) noexcept;
-  // Give one token back and hand it to the first waiter ([P-BUDGET R1-R3]).
+  // Give one token back and hand it to the first waiter ([P-BUDGET R1+R2+R3]).
   void release() noexcept;
   // Wake every waiter enlisted with `cancel`, without a token ([P-BUDGET C1]).
   void cancel_waiters(const std::atomic<bool>* cancel) noexcept;
