@@ -160,7 +160,9 @@ std::size_t hierarchy_limit(const std::string& root, const std::string& proc_cgr
   while (!rel.empty() && rel.back() == '/') rel.pop_back();
   std::size_t best = 0;
   for (;;) {
-    const std::string dir = root + m->point + rel;
+    std::string dir = root;
+    dir += m->point;
+    dir += rel;
     const std::size_t here = v1 ? v1_limit(dir) : v2_limit(dir);
     if (here != 0 && (best == 0 || here < best)) best = here;
     if (rel.empty()) return best;

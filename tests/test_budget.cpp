@@ -213,7 +213,7 @@ TEST(Budget, PoolsWithNestedLoopsKeepToTheBudget) {
   for (auto& p : pools)
     drivers.emplace_back([&, pool = p.get()] {
       while (!stop.load()) {
-        if (pool->run([n] { return nested_sum(n); }) != expected) wrong.fetch_add(1);
+        if (pool->run([&] { return nested_sum(n); }) != expected) wrong.fetch_add(1);
         rounds.fetch_add(1);
       }
     });
