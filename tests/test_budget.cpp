@@ -10,6 +10,7 @@
 #include <barrier>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -232,6 +233,7 @@ TEST(Budget, PoolsWithNestedLoopsKeepToTheBudget) {
   for (auto& t : drivers) t.join();
   EXPECT_EQ(wrong.load(), 0);
   const double mean = static_cast<double>(total) / static_cast<double>(samples);
+  std::printf("workers in state R: mean %.2f over %zu samples, %zu above %zu tokens\n", mean, samples, over, tokens);
   // A worker woken for new work shows R until the scheduler lets it find no token and park
   // again (long on a loaded machine): samples over the bound happen, but the mean must stay
   // near it (3x it without the budget).
