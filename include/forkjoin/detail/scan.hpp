@@ -2,7 +2,7 @@
 // The input is cut into blocks of k_scan_block elements and each block into four lanes
 // (contiguous quarters, the last one taking the remainder); nothing depends on the thread
 // count, so every element is the same expression of the inputs on every run (DESIGN.md
-// §12, "the scan's fixed tree"):
+// §13, "the scan's fixed tree"):
 //   lane sum   a_c = x_first(c) op ... op x_last(c), folded left to right
 //   carries    c_1 = a_0, c_2 = c_1 op a_1, c_3 = c_2 op a_2; block sum s = c_3 op a_3
 //   prefix     P_0 = init (none for an inclusive scan without init), P_{b+1} = P_b op s_b
