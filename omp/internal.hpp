@@ -95,9 +95,12 @@ struct event {
   void wait_until(Pred pred, Step step) noexcept;
 };
 
-// Spin-then-yield rounds before parking ([P-OMP Wait W0]).
-inline constexpr int k_spin_rounds = 200;
-inline constexpr int k_yield_rounds = 32;
+// Spin-then-yield rounds before parking ([P-OMP Wait W0]). The PAUSE phase is short (a few
+// microseconds): when the awaited thread shares this CPU (a busy machine, or more team threads
+// than cores) every spin is lost, while sched_yield hands it the CPU and costs under a
+// microsecond when nothing else is runnable.
+inline constexpr int k_spin_rounds = 4;
+inline constexpr int k_yield_rounds = 64;
 void spin_pause(int round) noexcept;  // PAUSE for small rounds, sched_yield for larger ones
 
 // The spin-then-yield ladder that every wait climbs before it parks ([P-OMP Wait W0]); a

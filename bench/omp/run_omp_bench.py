@@ -24,7 +24,7 @@ SONAME = {"libgomp": "libgomp.so", "libomp": "libomp.so", "forkjoin-omp": "libfo
 CONSTRUCTS = ["parallel", "for", "parallel_for", "barrier", "single", "critical", "lock", "ordered", "reduction",
               "task", "taskgroup"]
 PROGRAMS = {"full": [("fib", 30), ("nqueens", 11), ("sort", 4000000), ("sparselu", 40)],
-            "quick": [("fib", 18), ("nqueens", 7), ("sort", 100000), ("sparselu", 8)]}
+            "quick": [("fib", 16), ("nqueens", 6), ("sort", 50000), ("sparselu", 5)]}
 NOISE = 0.10  # relative differences below this are reported as a tie
 
 
