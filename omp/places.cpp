@@ -331,10 +331,14 @@ void partition_of(const team& t, unsigned id, int& lo, int& len) noexcept {
 
 void bind_team_thread(const team& t, unsigned id) noexcept {
   if (t.bind_policy == 0) {
-    if (tls_place >= 0) pin_to(-1);  // a bound thread serving an unbound team: unpinned again
+    unbind_thread();  // a bound thread serving an unbound team: unpinned again
     return;
   }
   pin_to(place_of(t, id));
+}
+
+void unbind_thread() noexcept {
+  if (tls_place >= 0) pin_to(-1);
 }
 
 void bind_initial_thread() noexcept {

@@ -143,12 +143,13 @@ def main():
     width = 0.27
     for i, r in enumerate(RUNTIMES):
         ax1.bar([x + (i - 1) * width for x in range(len(CONSTRUCTS))],
-                [max(med_c.get((c, t, r), 0), 0) for c in CONSTRUCTS], width, label=r)
+                [max(med_c.get((c, t, r), 0), 0.005) for c in CONSTRUCTS], width, label=r)
         ax2.bar([x + (i - 1) * width for x in range(len(programs))],
                 [med_p[(n, t, "libgomp")] / med_p[(n, t, r)] if (n, t, r) in med_p else 0 for n, _ in programs],
                 width, label=r)
     ax1.set_xticks(range(len(CONSTRUCTS)), CONSTRUCTS, rotation=30)
-    ax1.set_ylabel("overhead per construct (us, lower is better)")
+    ax1.set_yscale("log")
+    ax1.set_ylabel("overhead per construct (us, log scale, lower is better)")
     ax1.set_title(f"EPCC construct overhead, {t} threads")
     ax1.legend()
     ax2.set_xticks(range(len(programs)), [f"{n}({v})" for n, v in programs], rotation=30)
