@@ -76,11 +76,11 @@ class backoff {
   worker_slot& w_;
 };
 
-// fall_asleep, timed for pool::statistics (time_parked) and traced as a park span.
-void fall_asleep_noted(sleep_controller& sc, worker_slot& w, bool (*wanted)(const void*), const void* ctx) noexcept {
+// pool_impl::fall_asleep, timed for pool::statistics (time_parked) and traced as a park span.
+void fall_asleep_noted(pool_impl& p, worker_slot& w, bool (*wanted)(const void*), const void* ctx) noexcept {
   const std::uint64_t parks = w.sleep_.parks();
   const std::uint64_t t0 = steady_ns(), tt0 = w.trace_ != nullptr ? w.trace_->now() : 0;
-  sc.fall_asleep(w.sleep_, wanted, ctx);
+  p.fall_asleep(w, wanted, ctx);
   const std::uint64_t t1 = steady_ns();
   w.parked_ns_.store(w.parked_ns_.load(std::memory_order_relaxed) + (t1 - t0), std::memory_order_relaxed);
   if (w.trace_ != nullptr)
@@ -184,7 +184,7 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
   // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
   bool searching = sleep_.try_start_searching(w.sleep_);
   if (!searching) {
-    fall_asleep_noted(sleep_, w, nullptr, nullptr);
+    fall_asleep_noted(*this, w, nullptr, nullptr);
     searching = true;
   }
   for (;;) {
@@ -199,7 +199,7 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
         return nullptr;
       }
     } while (searching && b.step());
-    fall_asleep_noted(sleep_, w, nullptr, nullptr);
+    fall_asleep_noted(*this, w, nullptr, nullptr);
     searching = true;
   }
 }
@@ -207,6 +207,7 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
 void pool_impl::worker_main(worker_slot& w) noexcept {
   tls_worker = &w;
   w.steal_limit_ = steal_limit_of_this_thread();
+  if (budgeted_) take_worker_token(&shutdown_);  // [P-BUDGET Start]
   for (;;) {
     job_header* j = nullptr;
     if (++w.ticks_ >= k_inject_poll_interval) {  // the injector never starves behind local work
@@ -219,6 +220,7 @@ void pool_impl::worker_main(worker_slot& w) noexcept {
     bump(w.jobs_run_);
     j->execute(j);
   }
+  give_back_token();  // [P-BUDGET Park] leaving for good
   tls_worker = nullptr;
 }
 
@@ -244,7 +246,7 @@ void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, An
       return;
     }
     fall_asleep_noted(
-        sleep_, w, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
+        *this, w, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
   }
 }
 
