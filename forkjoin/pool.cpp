@@ -62,6 +62,7 @@ void* thread_entry(void* arg) {
   pool_impl* p = start->pool;
   worker_slot* w = start->slot;
   start.reset();
+  p->apply_fp_mode();
   p->worker_main(*w);
   return nullptr;
 }
@@ -116,19 +117,22 @@ pool_options resolve_thread_count(pool_options o) {
   std::size_t n = o.num_threads == 0 ? default_thread_count() : o.num_threads;
   if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
   o.num_threads = n;
+  if (o.max_spare_threads > pool_options::k_max_spare_threads) o.max_spare_threads = pool_options::k_max_spare_threads;
   return o;
 }
 }  // namespace
 
 pool_impl::pool_impl(const pool_options& options)
-    : options_(resolve_thread_count(options)), sleep_(options_.num_threads, *this) {
+    : options_(resolve_thread_count(options)),
+      sleep_(options_.num_threads, *this, options_.max_spare_threads),
+      spare_slots_(std::make_unique<std::atomic<worker_slot*>[]>(options_.max_spare_threads)) {
   register_fork_handler();
   fork_generation_ = current_fork_generation();
   const std::size_t n = options_.num_threads;
   slots_.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
     slots_.push_back(std::make_unique<worker_slot>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n),
-                                                   &sleep_.word()));
+                                                   &sleep_.word(), &injector_.size_word()));
 
   const std::vector<int> cpus = options_.pin_threads ? allowed_cpus() : std::vector<int>{};
   pthread_attr_t attr;
@@ -170,6 +174,7 @@ pool_impl::~pool_impl() {
                   std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load in ReadJob
   sleep_.wake_all();                           // [P-TERM Wake]
   for (pthread_t t : threads_) pthread_join(t, nullptr);  // [P-TERM Join] workers leave only when drained
+  wait_for_spares();                                      // [P-BLOCK Retire] and so do spare threads
 }
 
 void pool_impl::inject(job_header* j) {
