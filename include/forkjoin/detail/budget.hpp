@@ -14,20 +14,18 @@
 #include "forkjoin/detail/waiting_api.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 
-// 0 compiles the budget out (the loop engine then never slices nor yields); for measuring it.
-#ifndef FORKJOIN_LOOP_BUDGET
-#define FORKJOIN_LOOP_BUDGET 1
-#endif
-
 namespace forkjoin::detail {
+
+// On unless a benchmark turns it off to measure what the budget costs and buys (read once
+// per loop, relaxed: loops started after the store see it).
+inline std::atomic<bool> g_loop_budget{true};
+inline bool loop_budget_enabled() noexcept { return g_loop_budget.load(std::memory_order_relaxed); }
 
 // After every chunk the engine runs unsliced: serve outside work if some waits (one load).
 inline void poll_outside_work() noexcept {
-  if constexpr (FORKJOIN_LOOP_BUDGET) {
-    worker* w = tls_worker;
-    if (w != nullptr && injected_pending(*w)) [[unlikely]]
-      yield_to_injected(*w);
-  }
+  worker* w = tls_worker;
+  if (w != nullptr && injected_pending(*w)) [[unlikely]]
+    yield_to_injected(*w);
 }
 
 class loop_budget {

@@ -93,7 +93,7 @@ class loop_engine {
       min_grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 128)));
     }
     lazy_ = sched_.max_threads() == 0;
-    sliced_ = FORKJOIN_LOOP_BUDGET != 0 && sched_.chunk() == 0;  // [P-FAIR Budget] engine-chosen grains only
+    sliced_ = budget_ && sched_.chunk() == 0;  // [P-FAIR Budget] engine-chosen grains only
     // No more blocks than grains: an auto_(grain) of the whole range is one chunk.
     const std::size_t grains = static_cast<std::size_t>(n_ / grain_) + (n_ % grain_ != 0 ? 1 : 0);
     return run_blocks(std::min<std::size_t>(team_, grains));
@@ -120,7 +120,7 @@ class loop_engine {
   T run_grain(U lo, U hi, T acc, loop_budget& budget) {
     if (!sliced_) {
       acc = guarded(lo, hi, std::move(acc));
-      poll_outside_work();
+      if (budget_) poll_outside_work();
       return acc;
     }
     while (lo != hi && !stop_.load(std::memory_order_relaxed)) {
@@ -206,7 +206,7 @@ class loop_engine {
   }
   void run_one(U lo, U hi, std::size_t slot) {
     keep_partial(guarded(lo, hi, identity_), slot);
-    poll_outside_work();  // [P-FAIR Budget] between the caller's chunks
+    if (budget_) poll_outside_work();  // [P-FAIR Budget] between the caller's chunks
   }
   void keep_partial(T r, std::size_t slot) {
     if constexpr (std::is_same_v<T, no_result>) {
@@ -259,6 +259,7 @@ class loop_engine {
   U grain_ = 1;
   U min_grain_ = 1;
   bool lazy_ = true;
+  const bool budget_ = loop_budget_enabled();
   bool sliced_ = false;
   std::atomic<std::uint64_t> slice_estimate_{0};  // [P-FAIR Budget] iterations per slice, a shared hint
   U chunk_size_ = 1;
