@@ -46,11 +46,11 @@ void pool_impl::begin_blocking(worker_slot& w) noexcept {
   if (w.blocking_depth_++ != 0) return;  // nested: counted once
   blocked_.fetch_add(1, std::memory_order_relaxed);  // relaxed: a policy count, no data flows through it
   // [P-BLOCK Begin] the worker's jobs stay stealable while it blocks: publish them, waking a
-  // sleeper if [INV-WAKE] asks. An idle worker (searching, or just woken) takes over;
-  // with none, a spare does.
+  // sleeper if [INV-WAKE] asks; and a spare takes the worker's place. Not only when no
+  // worker looks idle: an idle count is a snapshot, and the searcher it shows may block
+  // next (then every blocked worker would have counted on another one).
   on_new_internal_work(w);
-  const idle_count c = sleep_.counts();
-  if (c.searching == 0 && c.sleeping == 0) try_start_spare();
+  try_start_spare();
 }
 
 void pool_impl::end_blocking(worker_slot& w) noexcept {

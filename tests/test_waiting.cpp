@@ -9,6 +9,8 @@
 #include <cfloat>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
@@ -52,11 +54,26 @@ bool spin_until(const std::atomic<bool>& flag, std::chrono::milliseconds limit, 
 }  // namespace
 
 // The deadlock of docs/behaviour.md: a task holds a lock across a parallel loop while other
-// queued tasks take the same lock. Inside isolate() the loop's waits never run those tasks
-// on the holder's thread. A task that would have re-entered the lock on its holder's thread
-// counts itself instead of deadlocking, so a broken isolation fails instead of hanging.
+// queued tasks take the same lock. The lock takers block inside blocking(), so spare threads
+// keep stealing the loops' pieces and the holders' waits keep meeting queued lock takers.
+// Without isolate() this deadlocks within a few thousand rounds (a thief of a piece, or the
+// holder itself, runs a lock taker inside its wait); a watchdog turns a hang into a failure.
+// A lock taker that finds itself on the holder's thread counts itself instead of deadlocking.
 TEST(Isolate, MutexHeldAcrossIsolatedLoopNeverDeadlocks) {
-  const std::int64_t rounds = fj::test::scaled(10000, 400);
+  const std::int64_t rounds = fj::test::scaled(10000, 300);
+  std::atomic<bool> finished{false};
+  std::thread watchdog([&] {
+    const auto end = clock_type::now() + 90s;
+    while (!finished.load() && clock_type::now() < end) std::this_thread::sleep_for(10ms);
+    if (!finished.load()) {
+      std::fprintf(stderr, "deadlock: the isolated rounds did not finish in 90 s\n");
+      std::_Exit(1);
+    }
+  });
+  fj::test::scope_exit stop_watchdog([&] {
+    finished.store(true);
+    watchdog.join();
+  });
   fj::pool p(4);
   std::mutex m;
   std::atomic<std::thread::id> holder{};
@@ -66,18 +83,24 @@ TEST(Isolate, MutexHeldAcrossIsolatedLoopNeverDeadlocks) {
     for (std::int64_t r = 0; r < rounds; ++r) {
       g.run([&] {
         if (holder.load() == std::this_thread::get_id()) {
-          reentries.fetch_add(1);  // a wait of the holder ran us: without the check, a deadlock
+          reentries.fetch_add(1);  // a wait of the holder ran us: m.lock() would never return
           return;
         }
-        std::lock_guard<std::mutex> lock(m);
+        fj::blocking([&] { m.lock(); });
         lockers.fetch_add(1);
+        m.unlock();
       });
       g.run([&] {
         std::lock_guard<std::mutex> lock(m);
         holder.store(std::this_thread::get_id());
         fj::isolate([&] {
-          fj::parallel_for(0, 64, [&](int i) { loop_sum.fetch_add(i, std::memory_order_relaxed); },
-                           fj::schedule::auto_(1));
+          fj::parallel_for(
+              0, 64,
+              [&](int i) {
+                for (int k = 0; k < 1000; ++k) asm volatile("");  // pieces worth stealing (~1 us)
+                loop_sum.fetch_add(i, std::memory_order_relaxed);
+              },
+              fj::schedule::auto_(1));
         });
         holder.store(std::thread::id{});
       });
