@@ -217,8 +217,8 @@ int main(int argc, char** argv) {
   }
   std::printf("\n2. isolation: medians of %d, seconds\n", reps);
   std::printf("%-34s %10s %10s %8s\n", "workload", "plain", "isolated", "ratio");
-  std::printf("%-34s %10.4f %10.4f %8.3f\n", ("fib(" + std::to_string(fib_n) + "), every join").c_str(),
-              median(fib_p), median(fib_i), median(fib_i) / median(fib_p));
+  std::printf("%-34s %10.4f %10.4f %8.3f\n", ("fib(" + std::to_string(fib_n) + "), every join").c_str(), median(fib_p),
+              median(fib_i), median(fib_i) / median(fib_p));
   std::printf("%-34s %10.4f %10.4f %8.3f\n", "64 tasks x inner parallel_reduce", median(nest_p), median(nest_i),
               median(nest_i) / median(nest_p));
   return 0;

@@ -43,7 +43,7 @@ void begin_blocking(worker& w) noexcept { w.pool_->begin_blocking(slot_of(w)); }
 void end_blocking(worker& w) noexcept { w.pool_->end_blocking(slot_of(w)); }
 
 void pool_impl::begin_blocking(worker_slot& w) noexcept {
-  if (w.blocking_depth_++ != 0) return;  // nested: counted once
+  if (w.blocking_depth_++ != 0) return;              // nested: counted once
   blocked_.fetch_add(1, std::memory_order_relaxed);  // relaxed: a policy count, no data flows through it
   // [P-BLOCK Begin] the worker's jobs stay stealable while it blocks: publish them, waking a
   // sleeper if [INV-WAKE] asks; and a spare takes the worker's place. Not only when no
@@ -100,7 +100,7 @@ worker_slot* pool_impl::new_spare_slot() noexcept {
   }
   std::lock_guard<std::mutex> lock(spare_mutex_);
   const std::size_t k = spare_high_.load(std::memory_order_relaxed);  // written under spare_mutex_ only
-  if (k >= options_.max_spare_threads) return nullptr;  // every slot still held by a spare about to leave
+  if (k >= options_.max_spare_threads) return nullptr;                // every slot still held by a spare about to leave
   const auto n = static_cast<std::uint32_t>(num_threads());
   worker_slot* s = new (std::nothrow)
       worker_slot(this, n + static_cast<std::uint32_t>(k), n, &sleep_.word(), &injector_.size_word());

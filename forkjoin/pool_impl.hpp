@@ -29,12 +29,12 @@ struct worker_slot : worker {
       : worker(p, index, pool_size, idle_word, injected), rng_(xorshift64::for_stream(index)) {}
 
   // Owner-thread state (the thread currently bound to the slot).
-  std::uint32_t ticks_ = 0;          // local jobs since the injection queue was last polled
-  xorshift64 rng_;                   // victim selection
-  std::uintptr_t steal_limit_ = 0;   // below this stack address a waiting worker stops stealing
-  sleep_controller::sleeper sleep_;  // searching mark, futex word, place in the sleeper list
-  std::int64_t iso_mark_ = 0;        // [P-ISO Mark] an isolated wait pops only above it
-  std::uint32_t found_tag_ = 0;      // [P-ISO Adopt] the tag of the job steal_sweep returned
+  std::uint32_t ticks_ = 0;           // local jobs since the injection queue was last polled
+  xorshift64 rng_;                    // victim selection
+  std::uintptr_t steal_limit_ = 0;    // below this stack address a waiting worker stops stealing
+  sleep_controller::sleeper sleep_;   // searching mark, futex word, place in the sleeper list
+  std::int64_t iso_mark_ = 0;         // [P-ISO Mark] an isolated wait pops only above it
+  std::uint32_t found_tag_ = 0;       // [P-ISO Adopt] the tag of the job steal_sweep returned
   std::uint32_t blocking_depth_ = 0;  // [P-BLOCK] nested blocking() calls of the thread
   // [P-ISO Park] an isolated waiter parks on iso_seq_ with iso_parked_ set; latch setters
   // bump and wake it. Written by the owner and by setters.
@@ -118,9 +118,9 @@ class pool_impl final : private work_monitor {
   bool try_start_spare() noexcept;
   worker_slot* new_spare_slot() noexcept;
   alignas(k_cache_line) std::atomic<std::size_t> blocked_{0};  // workers inside blocking()
-  std::atomic<std::size_t> spares_active_{0};  // spares counted against blocked_ (retire when above it)
-  std::atomic<std::size_t> spares_live_{0};    // spare threads that may still touch the pool
-  std::atomic<std::size_t> spare_high_{0};     // spare slots created (never freed before the pool)
+  std::atomic<std::size_t> spares_active_{0};                  // spares counted against blocked_ (retire when above it)
+  std::atomic<std::size_t> spares_live_{0};                    // spare threads that may still touch the pool
+  std::atomic<std::size_t> spare_high_{0};                     // spare slots created (never freed before the pool)
   std::unique_ptr<std::atomic<worker_slot*>[]> spare_slots_;
   std::mutex spare_mutex_;  // creates spare slots
 };

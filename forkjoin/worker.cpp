@@ -233,7 +233,8 @@ void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, An
     }
     if (isolated) {  // [P-ISO Park] only the latch wakes an isolated waiter
       sleep_.stop_searching(w.sleep_);
-      park_isolated(w, [](const void* ctx) { return (*static_cast<const Done*>(ctx))(); }, &done);
+      park_isolated(
+          w, [](const void* ctx) { return (*static_cast<const Done*>(ctx))(); }, &done);
       return;
     }
     sleep_.fall_asleep(

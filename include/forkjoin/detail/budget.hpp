@@ -53,8 +53,7 @@ class loop_budget {
   static constexpr std::uint64_t k_first_slice = 16;
   static constexpr std::uint64_t k_max_slice = std::uint64_t{1} << 40;
   static std::int64_t now_ns() noexcept {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
   FORKJOIN_NOINLINE void end_slice() noexcept {

@@ -245,7 +245,7 @@ class chase_lev_deque {
   std::atomic<T>* slots_ = nullptr;              // the current ring's slots and mask, for the owner
   std::atomic<std::uint32_t>* tags_ = nullptr;   // and its tags
   std::int64_t mask_ = 0;
-  std::uint32_t tag_ = 0;  // the owner's current isolation tag [P-ISO Tag]
+  std::uint32_t tag_ = 0;       // the owner's current isolation tag [P-ISO Tag]
   std::vector<ring*> retired_;  // old rings live until the deque dies [P-DEQUE E5]
 };
 
