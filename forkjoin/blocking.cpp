@@ -50,12 +50,14 @@ void pool_impl::begin_blocking(worker_slot& w) noexcept {
   // worker looks idle: an idle count is a snapshot, and the searcher it shows may block
   // next (then every blocked worker would have counted on another one).
   on_new_internal_work(w);
+  w.blocking_token_ = give_back_token();  // [P-BUDGET Block] the spare may take it
   try_start_spare();
 }
 
 void pool_impl::end_blocking(worker_slot& w) noexcept {
   if (--w.blocking_depth_ != 0) return;
   blocked_.fetch_sub(1, std::memory_order_relaxed);  // [P-BLOCK End] spares above the count retire when idle
+  retake_token(w.blocking_token_, &shutdown_);       // [P-BUDGET Block]
 }
 
 bool pool_impl::try_start_spare() noexcept {
@@ -114,6 +116,7 @@ worker_slot* pool_impl::new_spare_slot() noexcept {
 void pool_impl::spare_main(worker_slot& w) noexcept {
   tls_worker = &w;
   w.steal_limit_ = steal_limit_of_this_thread();
+  if (budgeted_) take_worker_token(&shutdown_);  // [P-BUDGET Start] a spare runs on a token like a worker
   auto idle_since = std::chrono::steady_clock::now();
   unsigned idle_rounds = 0;
   auto retire_if_excess = [this] {  // [P-BLOCK Retire] more spares than blocked workers
@@ -147,6 +150,7 @@ void pool_impl::spare_main(worker_slot& w) noexcept {
       nanosleep(&nap, nullptr);
     }
   }
+  give_back_token();  // [P-BUDGET Park] leaving for good
   tls_worker = nullptr;
   w.spare_in_use_.store(false, std::memory_order_release);  // [P-BLOCK Retire] pairs with new_spare_slot's CAS
   spares_live_.fetch_sub(1, std::memory_order_release);     // [P-BLOCK Retire] last access; pairs with wait_for_spares

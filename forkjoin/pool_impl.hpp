@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cpu_budget.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/detail/xorshift.hpp"
 #include "forkjoin/pool.hpp"
@@ -36,6 +37,7 @@ struct worker_slot : worker {
   std::int64_t iso_mark_ = 0;         // [P-ISO Mark] an isolated wait pops only above it
   std::uint32_t found_tag_ = 0;       // [P-ISO Adopt] the tag of the job steal_sweep returned
   std::uint32_t blocking_depth_ = 0;  // [P-BLOCK] nested blocking() calls of the thread
+  bool blocking_token_ = false;       // [P-BUDGET Block] the CPU token given back by the outermost blocking()
   // [P-ISO Park] an isolated waiter parks on iso_seq_ with iso_parked_ set; latch setters
   // bump and wake it. Written by the owner and by setters.
   std::atomic<std::uint32_t> iso_seq_{0};
@@ -75,6 +77,12 @@ class pool_impl final : private work_monitor {
   bool any_work_visible() const noexcept;
   template <class Done, class Announce>
   void help_until(worker_slot& w, std::int32_t preferred, Done done, Announce announce) noexcept;
+  // [P-BUDGET Park] sleep_.fall_asleep without the thread's CPU token meanwhile.
+  void fall_asleep(worker_slot& w, bool (*wanted)(const void*), const void* ctx) noexcept {
+    const bool held = give_back_token();
+    sleep_.fall_asleep(w.sleep_, wanted, ctx);
+    retake_token(held, &shutdown_);
+  }
 
   // isolation.cpp [P-ISO]: the isolated wait's own-deque pop, running a found job under its
   // tag, the isolated waiter's park and its wake-up.
@@ -111,6 +119,7 @@ class pool_impl final : private work_monitor {
   sleep_controller sleep_;
   alignas(k_cache_line) std::atomic<bool> shutdown_{false};
   std::uint32_t fork_generation_ = 0;  // [P-FORK] the process generation that owns the threads
+  bool budgeted_ = false;              // [P-BUDGET] its threads share the process's CPU budget
   std::mutex external_slot_;           // held by the external thread bound to slot 0
   injector injector_;
 

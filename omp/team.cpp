@@ -150,6 +150,7 @@ void reset_member(thread_state& ts, team& t, unsigned id) noexcept {
 
 void run_member(thread_state& ts, team& t, unsigned id) noexcept {
   reset_member(ts, t, id);
+  bind_team_thread(t, id);  // [P-OMP Bind] B3
   t.fn(t.data);
   barrier(ts);  // [P-OMP Team E1] the region's end: every task of the team is finished
   ts.cur_team = ts.initial_team;
@@ -243,7 +244,7 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
   icv inherited = ts.cur_task->icvs;
   const auto& list = config().nthreads_list;
   if (t->level < list.size()) inherited.nthreads = list[t->level];
-  if ((flags & 7) != 0) inherited.bind = flags & 7;
+  plan_binding(ts, *t, flags, inherited);  // [P-OMP Bind] B1
   for (unsigned i = 0; i < n; ++i) t->implicit_tasks[i].icvs = inherited;
   if (init_ws != nullptr) {
     // [P-OMP Team S3] the first work share of a combined construct, before any thread starts
@@ -258,6 +259,7 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
   t->attached.owner = &ts;
   t->attached.add(n - 1);
   reset_member(ts, *t, 0);
+  bind_team_thread(*t, 0);  // [P-OMP Bind] B3
   // [P-OMP Team S2] the crew: thread k of every region this thread starts at this level is
   // crew[k - 1], so team thread k is the same OS thread across consecutive regions
   if (ts.crews.size() < t->level) ts.crews.resize(t->level);
