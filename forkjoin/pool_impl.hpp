@@ -33,6 +33,11 @@ struct worker_slot : worker {
   std::uintptr_t steal_limit_ = 0;   // below this stack address a waiting worker stops stealing
   sleep_controller::sleeper sleep_;  // searching mark, futex word, place in the sleeper list
 
+  // [P-LEND] a job handed to this worker by name (mailbox.cpp), and 1 while the worker is in
+  // its top-level idle loop, where it takes the mailbox before anything else.
+  alignas(k_cache_line) std::atomic<job_header*> mailbox_{nullptr};
+  std::atomic<std::uint32_t> available_{0};
+
   // Statistics, written only by the owner (relaxed load + store, never a read-modify-write).
   alignas(k_cache_line) std::atomic<std::uint64_t> steals_{0};
   std::atomic<std::uint64_t> steal_attempts_{0};
@@ -56,6 +61,7 @@ class pool_impl final : private work_monitor {
   // worker.cpp: the scheduler.
   void worker_main(worker_slot& w) noexcept;
   job_header* find_work_idle(worker_slot& w) noexcept;
+  job_header* leave_idle(worker_slot& w, job_header* found) noexcept;  // [P-LEND L4]
   // One pass over the injector and every other deque (from a random start, `preferred`
   // first); repeated while some steal lost a race. `batch`: take len/N + 1 injected jobs
   // and keep the rest on w's deque (top-level workers only; waiters take one).

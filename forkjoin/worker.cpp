@@ -143,28 +143,41 @@ bool pool_impl::any_work_visible() const noexcept {
 }
 
 job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
+  w.available_.store(1, std::memory_order_relaxed);  // [P-LEND L3] a poster that sees it may rely on this loop
+  // [P-LEND L3] a parked idle worker re-checks its mailbox (ReadJob); its poster wakes it
+  auto no_mail = [](const void* s) {
+    return static_cast<const worker_slot*>(s)->mailbox_.load(std::memory_order_relaxed) == nullptr;
+  };
   // [INV-SEARCH] past the searcher cap, go straight to fall_asleep: its ReadJob is the one
   // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
   bool searching = sleep_.try_start_searching(w.sleep_);
   if (!searching) {
-    sleep_.fall_asleep(w.sleep_, nullptr, nullptr);
+    sleep_.fall_asleep(w.sleep_, no_mail, &w);
     searching = true;
   }
   for (;;) {
     backoff b(options_);
     do {
-      if (job_header* j = steal_sweep(w, -1, true)) {
-        sleep_.stop_searching(w.sleep_);
-        return j;
-      }
-      if (shutting_down()) {  // [P-TERM] drained: nothing visible anywhere
-        sleep_.stop_searching(w.sleep_);
-        return nullptr;
-      }
+      if (w.mailbox_.load(std::memory_order_relaxed) != nullptr) return leave_idle(w, nullptr);  // [P-LEND L3]
+      if (job_header* j = steal_sweep(w, -1, true)) return leave_idle(w, j);
+      if (shutting_down()) return leave_idle(w, nullptr);  // [P-TERM] drained: nothing visible anywhere
     } while (searching && b.step());
-    sleep_.fall_asleep(w.sleep_, nullptr, nullptr);
+    sleep_.fall_asleep(w.sleep_, no_mail, &w);
     searching = true;
   }
+}
+
+job_header* pool_impl::leave_idle(worker_slot& w, job_header* found) noexcept {
+  sleep_.stop_searching(w.sleep_);
+  w.available_.store(0, std::memory_order_seq_cst);  // [P-LEND L4] Dekker with the poster's L1/L2
+  if (w.mailbox_.load(std::memory_order_seq_cst) == nullptr) return found;     // [P-LEND L4] Dekker with L1
+  job_header* mail = w.mailbox_.exchange(nullptr, std::memory_order_acquire);  // [P-LEND L5] pairs with L1
+  if (mail == nullptr) return found;                                           // withdrawn by its poster [P-LEND L6]
+  if (found != nullptr) {  // the named job first; the stolen one stays stealable
+    w.deque_.push_private(found);
+    on_new_internal_work(w);
+  }
+  return mail;
 }
 
 void pool_impl::worker_main(worker_slot& w) noexcept {
