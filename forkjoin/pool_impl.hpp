@@ -25,7 +25,7 @@ namespace forkjoin::detail {
 // what the inline templates read. Every slot is allocated as a worker_slot (slot_of).
 struct worker_slot : worker {
   worker_slot(pool_impl* p, std::uint32_t index, std::uint32_t pool_size, const std::atomic<std::uint64_t>* idle_word)
-      : worker(p, index, pool_size, idle_word), rng_(xorshift64::for_stream(index)) {}
+      : worker(p, index, pool_size, idle_word), rng_(xorshift64::for_stream(index)), available_(index != 0 ? 1 : 0) {}
 
   // Owner-thread state (the thread currently bound to the slot).
   std::uint32_t ticks_ = 0;          // local jobs since the injection queue was last polled
@@ -33,10 +33,11 @@ struct worker_slot : worker {
   std::uintptr_t steal_limit_ = 0;   // below this stack address a waiting worker stops stealing
   sleep_controller::sleeper sleep_;  // searching mark, futex word, place in the sleeper list
 
-  // [P-LEND] a job handed to this worker by name (mailbox.cpp), and 1 while the worker is in
-  // its top-level idle loop, where it takes the mailbox before anything else.
+  // [P-LEND] a job handed to this worker by name (mailbox.cpp), and whether it is in its
+  // top-level idle loop, where it takes the mailbox before anything else: 0 no, 1 yes, 2 yes
+  // and reserved by a poster. A background worker starts at 1 (it goes there first).
   alignas(k_cache_line) std::atomic<job_header*> mailbox_{nullptr};
-  std::atomic<std::uint32_t> available_{0};
+  std::atomic<std::uint32_t> available_;
 
   // Statistics, written only by the owner (relaxed load + store, never a read-modify-write).
   alignas(k_cache_line) std::atomic<std::uint64_t> steals_{0};

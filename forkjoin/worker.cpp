@@ -143,7 +143,9 @@ bool pool_impl::any_work_visible() const noexcept {
 }
 
 job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
-  w.available_.store(1, std::memory_order_relaxed);  // [P-LEND L3] a poster that sees it may rely on this loop
+  // [P-LEND L3] a poster that sees 1 (or a reservation, 2) may rely on this loop; only a
+  // worker at 0 can be here for the first time, and nobody else moves it from 0
+  if (w.available_.load(std::memory_order_relaxed) == 0) w.available_.store(1, std::memory_order_relaxed);
   // [P-LEND L3] a parked idle worker re-checks its mailbox (ReadJob); its poster wakes it
   auto no_mail = [](const void* s) {
     return static_cast<const worker_slot*>(s)->mailbox_.load(std::memory_order_relaxed) == nullptr;
@@ -169,7 +171,16 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
 
 job_header* pool_impl::leave_idle(worker_slot& w, job_header* found) noexcept {
   sleep_.stop_searching(w.sleep_);
-  w.available_.store(0, std::memory_order_seq_cst);  // [P-LEND L4] Dekker with the poster's L1/L2
+  // [P-LEND L4] seq_cst: Dekker with the poster's L1/L2. A reserved worker (R1) waits for the
+  // post its reserver is about to make, and runs that first.
+  if (w.available_.exchange(0, std::memory_order_seq_cst) == 2) {
+    for (int round = 0; w.mailbox_.load(std::memory_order_relaxed) == nullptr; ++round) {
+      if (round < 64)
+        cpu_relax();
+      else
+        sched_yield();
+    }
+  }
   if (w.mailbox_.load(std::memory_order_seq_cst) == nullptr) return found;     // [P-LEND L4] Dekker with L1
   job_header* mail = w.mailbox_.exchange(nullptr, std::memory_order_acquire);  // [P-LEND L5] pairs with L1
   if (mail == nullptr) return found;                                           // withdrawn by its poster [P-LEND L6]

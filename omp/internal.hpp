@@ -302,6 +302,10 @@ struct thread_state {
   // the spare thread that ran team thread k of this thread's last region that needed one
   // (spares[k - 1]), preferred next time ([P-OMP Team S2])
   std::vector<spare*> spares;
+  // on a spare thread, its record's state: idle again just before its turn's E2 (R1)
+  std::atomic<std::uint32_t>* spare_state = nullptr;
+  // pool workers reserved for the region this thread is about to start ([P-OMP Team S4])
+  std::vector<unsigned> reserved;
 };
 
 // The state of the calling thread; created on first use with its initial team and task.
@@ -342,9 +346,9 @@ void barrier(thread_state& ts) noexcept;
 // The workers of forkjoin's default pool that OpenMP regions lend, created with
 // nthreads-var threads if the OpenMP layer is the first to use it.
 forkjoin::pool& omp_pool();
-// Whether the caller is a worker of omp_pool(), and how many of its workers are idle.
-bool on_pool_worker() noexcept;
-unsigned idle_pool_workers() noexcept;
+// On a worker of omp_pool(): reserves up to `wanted` of its idle workers for the region the
+// caller starts next (ts.reserved) and returns how many; -1 when the caller is not a worker.
+int reserve_idle_workers(thread_state& ts, unsigned wanted) noexcept;
 // Hands threads 1..n-1's turns (t.members) to pool workers or spare threads; returns once
 // each is taken or surely will be.
 void start_members(thread_state& ts, team& t) noexcept;

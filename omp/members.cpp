@@ -24,47 +24,39 @@ namespace fj = forkjoin::detail;
 
 // How long a primary waits for a busy worker to reach its idle loop before it gives the
 // turn to a spare thread, and how long an idle spare thread lives.
-constexpr auto k_grace = std::chrono::microseconds(100);
+constexpr auto k_grace = std::chrono::microseconds(1000);
 constexpr long k_spare_idle_ms = 200;
 
 }  // namespace
 
-// A spare thread's record. Never freed: a retired record is reused by the next new spare
-// thread, so thread_state::spares never dangles.
+// A spare thread's record. Never freed (a retired record gets a new thread), so
+// thread_state::spares never dangles.
 struct spare {
+  std::atomic<std::uint32_t> state{1};   // [P-OMP Team R1] k_idle, k_busy or k_retired
   std::atomic<std::uint32_t> go{0};      // turns handed to it; futex word ([P-OMP Team D1])
   std::atomic<std::uint32_t> parked{0};  // 1 while it may be blocked on go
   member_job* job = nullptr;             // written by the dispatcher before D1
-  std::size_t pos = 0;                   // in g_idle_spares while listed; guarded by g_spares_mutex
-  bool listed = false;                   // idle, between turns; guarded by g_spares_mutex
 };
 
 namespace {
 
-// Idle spare threads, and records of retired ones; a live spare is either listed or has a
-// turn coming or running ([P-OMP Team R1]).
-std::mutex g_spares_mutex;
-std::vector<spare*> g_idle_spares;
-std::vector<spare*> g_retired_spares;
+constexpr std::uint32_t k_idle = 0, k_busy = 1, k_retired = 2;
 
-void unlist_locked(spare& s) noexcept {
-  spare* last = g_idle_spares.back();
-  g_idle_spares[s.pos] = last;
-  last->pos = s.pos;
-  g_idle_spares.pop_back();
-  s.listed = false;
-}
+// Every spare record ever made; appended under the mutex, never shrinks.
+std::mutex g_spares_mutex;
+std::vector<spare*> g_spares;
 
 // [P-OMP Team F1] fork() copies only the calling thread: in the child no spare thread exists,
-// so the idle ones are forgotten (their records leak) and new ones start when needed; the
-// default pool is recreated there [P-FORK].
+// so the records are made unclaimable and forgotten (they leak; a thread_state::spares entry
+// may still name one) and new spares start when needed; the default pool is recreated there
+// [P-FORK].
 void forget_spares_in_child() {
   new (&g_spares_mutex) std::mutex;
-  for (spare* s : g_idle_spares) s->listed = false;
-  g_idle_spares.clear();
+  for (spare* s : g_spares) s->state.store(k_busy, std::memory_order_relaxed);
+  g_spares.clear();
 }
 
-// Waits until go != seen: spins, yields, then parks, giving up after k_spare_idle_ms parked.
+// Waits until go != seen: spins, yields, then parks; false after k_spare_idle_ms parked.
 bool wait_for_turn(spare& s, std::uint32_t seen) noexcept {
   wait_ladder ladder;
   while (s.go.load(std::memory_order_acquire) == seen) {  // [P-OMP Team D2] pairs with D1
@@ -74,7 +66,7 @@ bool wait_for_turn(spare& s, std::uint32_t seen) noexcept {
       timespec timeout{k_spare_idle_ms / 1000, (k_spare_idle_ms % 1000) * 1000000};
       long rc =
           syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s.go), FUTEX_WAIT_PRIVATE, seen, &timeout, nullptr, 0);
-      if (rc != 0 && errno == ETIMEDOUT && s.go.load(std::memory_order_acquire) == seen) {  // D2
+      if (rc != 0 && errno == ETIMEDOUT) {
         s.parked.store(0, std::memory_order_relaxed);
         return false;
       }
@@ -86,25 +78,18 @@ bool wait_for_turn(spare& s, std::uint32_t seen) noexcept {
 
 void* spare_main(void* arg) {
   auto* s = static_cast<spare*>(arg);
-  std::uint32_t seen = 0;
+  self().spare_state = &s->state;
+  std::uint32_t seen = s->go.load(std::memory_order_acquire) - 1;  // D2: its first turn is waiting
   for (;;) {
     if (!wait_for_turn(*s, seen)) {
-      // [P-OMP Team R1] retire, unless a dispatcher took it off the list: then a turn is coming
-      std::lock_guard<std::mutex> lock(g_spares_mutex);
-      if (!s->listed) continue;
-      unlist_locked(*s);
-      s->go.store(0, std::memory_order_relaxed);  // reused by a new thread, created after this unlock
-      s->parked.store(0, std::memory_order_relaxed);
-      g_retired_spares.push_back(s);
-      return nullptr;  // its thread_state stays (nothing points at an idle thread's)
+      // [P-OMP Team R2] retire unless a dispatcher took it meanwhile (then its turn is coming)
+      std::uint32_t idle = k_idle;
+      if (s->state.compare_exchange_strong(idle, k_retired, std::memory_order_relaxed)) return nullptr;
+      continue;
     }
     seen += 1;
     member_job* j = s->job;
-    j->execute(j);
-    std::lock_guard<std::mutex> lock(g_spares_mutex);
-    s->pos = g_idle_spares.size();
-    g_idle_spares.push_back(s);  // [P-OMP Team R1] listed only between turns
-    s->listed = true;
+    j->execute(j);  // [P-OMP Team R1] run_member makes it k_idle again just before E2
   }
 }
 
@@ -113,32 +98,41 @@ void* spare_main(void* arg) {
 void run_on_spare(member_job* j, spare*& preferred) noexcept {
   static const int registered = pthread_atfork(nullptr, nullptr, &forget_spares_in_child);
   (void)registered;
+  // [P-OMP Team R1] claim a record by CAS: an idle one keeps its thread, a retired one gets
+  // a new thread
+  auto claim = [](spare* s, std::uint32_t from) {
+    return s->state.compare_exchange_strong(from, k_busy, std::memory_order_relaxed);
+  };
   spare* s = nullptr;
   bool fresh = false;
-  {
+  if (preferred != nullptr && claim(preferred, k_idle)) s = preferred;
+  if (s == nullptr) {
     std::lock_guard<std::mutex> lock(g_spares_mutex);
-    if (preferred != nullptr && preferred->listed)
-      s = preferred;
-    else if (!g_idle_spares.empty())
-      s = g_idle_spares.back();
-    if (s != nullptr) {
-      unlist_locked(*s);
-    } else if (!g_retired_spares.empty()) {
-      s = g_retired_spares.back();
-      g_retired_spares.pop_back();
+    for (spare* c : g_spares)
+      if (claim(c, k_idle)) {
+        s = c;
+        break;
+      }
+    if (s == nullptr)
+      for (spare* c : g_spares)
+        if (claim(c, k_retired)) {
+          s = c;
+          fresh = true;
+          break;
+        }
+    if (s == nullptr) {
+      s = new spare;  // starts k_busy
+      g_spares.push_back(s);
       fresh = true;
     }
   }
   preferred = s;
-  if (s != nullptr && !fresh) {
-    s->job = j;
-    s->go.fetch_add(1, std::memory_order_seq_cst);  // [P-OMP Team D1] release pairs with D2; Dekker with D3
+  s->job = j;
+  s->go.fetch_add(1, std::memory_order_seq_cst);  // [P-OMP Team D1] release pairs with D2; Dekker with D3
+  if (!fresh) {
     if (s->parked.load(std::memory_order_seq_cst) != 0) futex_wake_all(s->go);
     return;
   }
-  if (s == nullptr) s = preferred = new spare;
-  s->job = j;
-  s->go.store(1, std::memory_order_relaxed);  // pthread_create orders it before the thread runs
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -158,18 +152,36 @@ forkjoin::pool& omp_pool() {
   return fj::default_pool_with(o);
 }
 
-bool on_pool_worker() noexcept { return fj::worker_index_in(omp_pool()) >= 0; }
+namespace {
+// Background workers (slots 1..size-1) other than the caller `me`, in a fixed order: team
+// thread k of every region a thread starts is worker target(k), k = 1..count [P-OMP Team S2].
+struct worker_order {
+  int me;
+  unsigned size;
+  unsigned count() const noexcept { return size == 0 ? 0 : (me >= 1 ? size - 2 : size - 1); }
+  unsigned target(unsigned k) const noexcept {
+    return me >= 1 ? 1 + (static_cast<unsigned>(me) - 1 + k) % (size - 1) : k;
+  }
+};
+}  // namespace
 
-unsigned idle_pool_workers() noexcept { return static_cast<unsigned>(fj::num_available_workers(omp_pool())); }
+int reserve_idle_workers(thread_state& ts, unsigned wanted) noexcept {
+  forkjoin::pool& p = omp_pool();
+  const worker_order order{fj::worker_index_in(p), static_cast<unsigned>(p.num_threads())};
+  if (order.me < 0) return -1;
+  ts.reserved.clear();
+  for (unsigned k = 1; k <= order.count() && ts.reserved.size() < wanted; ++k)
+    if (fj::reserve_worker(p, order.target(k))) ts.reserved.push_back(order.target(k));
+  return static_cast<int>(ts.reserved.size());
+}
 
 void start_members(thread_state& ts, team& t) noexcept {
   forkjoin::pool& p = omp_pool();
   if (ts.spares.size() < t.nthreads - 1) ts.spares.resize(t.nthreads - 1, nullptr);
-  const int me = fj::worker_index_in(p);
-  const auto size = static_cast<unsigned>(p.num_threads());
-  // background workers (slots 1..size-1) other than the caller, in a fixed order: team
-  // thread k of every region this thread starts is worker target(k) [P-OMP Team S2]
-  const unsigned workers = me >= 1 ? size - 2 : size - 1;
+  const worker_order order{fj::worker_index_in(p), static_cast<unsigned>(p.num_threads())};
+  // [P-OMP Team S4] a team sized from reserved workers runs on exactly those
+  const bool reserved = !ts.reserved.empty();
+  FORKJOIN_DEBUG_ASSERT(!reserved || ts.reserved.size() == t.nthreads - 1, "reservation and team size differ");
   bool any_late = false;
   for (unsigned k = 1; k < t.nthreads; ++k) {
     member_job& m = t.members[k - 1];
@@ -177,9 +189,9 @@ void start_members(thread_state& ts, team& t) noexcept {
     m.id = k;
     m.late = false;
     m.target = -1;
-    if (k <= workers) {
-      const unsigned target = me >= 1 ? 1 + (static_cast<unsigned>(me) - 1 + k) % (size - 1) : k;
-      const fj::post_result r = fj::post_to_worker(p, target, &m);
+    if (reserved || k <= order.count()) {
+      const unsigned target = reserved ? ts.reserved[k - 1] : order.target(k);
+      const fj::post_result r = fj::post_to_worker(p, target, &m, reserved);
       if (r == fj::post_result::prompt) continue;
       if (r == fj::post_result::late) {
         m.target = static_cast<int>(target);
@@ -190,6 +202,7 @@ void start_members(thread_state& ts, team& t) noexcept {
     }
     run_on_spare(&m, ts.spares[k - 1]);
   }
+  ts.reserved.clear();
   if (!any_late) return;
   // [P-OMP Team S2] a busy worker gets k_grace to reach its idle loop; then its turn is
   // withdrawn (one RMW decides, [P-LEND L6]) and given to a spare thread

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "../forkjoin/mailbox.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -141,14 +142,31 @@ void run_member(thread_state& ts, team& t, unsigned id) noexcept {
   ts.id = 0;
   ts.cur_task = &ts.initial_team->implicit_tasks[0];
   ts.cur_ws = nullptr;
+  // a spare may be handed its next turn from here on (its go count keeps it) [P-OMP Team R1];
+  // a worker goes straight to its idle loop after E2, so the next post to it is prompt (S6)
+  if (ts.spare_state != nullptr)
+    ts.spare_state->store(0, std::memory_order_relaxed);
+  else
+    forkjoin::detail::announce_idle();
   t.attached.done();  // [P-OMP Team E2] the last access to the team
 }
 
 void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
-  auto* m = static_cast<member_job*>(j);
-  team& t = *m->owner;  // read before the turn: the team (and m) may be gone after E2
-  const unsigned id = m->id;
-  run_member(self(), t, id);
+  for (;;) {
+    auto* m = static_cast<member_job*>(j);
+    team& t = *m->owner;  // read before the turn: the team (and m) may be gone after E2
+    const unsigned id = m->id;
+    run_member(self(), t, id);
+    if (forkjoin::detail::tls_worker == nullptr) return;  // a spare thread: its own loop waits
+    // [P-OMP Team S6] a worker stays in the idle loop it announced before E2: a consecutive
+    // region's turn runs here, anything else it found runs as its top-level loop would
+    j = forkjoin::detail::find_idle_work();
+    if (j == nullptr) return;
+    if (j->execute != &execute_fn) {
+      j->execute(j);
+      return;
+    }
+  }
 }
 
 thread_state& self() noexcept {
@@ -183,14 +201,15 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
   unsigned n = requested != 0 ? requested : v.nthreads;
   if (n <= 1) return 1;
   if (ts.cur_team->active_level >= v.max_active_levels) return 1;
-  // [P-OMP Team S4] on a pool worker and without num_threads, only idle workers join: a
-  // parallel_for body that calls an OpenMP-parallel function never multiplies the threads
-  if (requested == 0 && on_pool_worker()) {
-    const unsigned free = 1 + idle_pool_workers();
-    if (n > free) n = free;
-  }
   if (v.dyn && n > config().num_procs) n = config().num_procs;
   if (config().thread_limit != 0 && n > config().thread_limit) n = config().thread_limit;
+  // [P-OMP Team S4] on a pool worker and without num_threads, the team is the caller and the
+  // idle workers it could reserve: a parallel_for body that calls an OpenMP-parallel
+  // function never multiplies the threads
+  if (requested == 0 && n > 1) {
+    const int got = reserve_idle_workers(ts, n - 1);
+    if (got >= 0) n = 1 + static_cast<unsigned>(got);
+  }
   return n < 1 ? 1 : n;
 }
 
