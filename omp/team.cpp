@@ -156,8 +156,10 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     auto* m = static_cast<member_job*>(j);
     team& t = *m->owner;  // read before the turn: the team (and m) may be gone after E2
     const unsigned id = m->id;
-    run_member(self(), t, id);
-    if (forkjoin::detail::tls_worker == nullptr) return;  // a spare thread: its own loop waits
+    thread_state& ts = self();
+    const bool spare_thread = ts.spare_state != nullptr;  // else a pool worker
+    run_member(ts, t, id);
+    if (spare_thread) return;  // its own loop waits for its next turn
     // [P-OMP Team S6] a worker stays in the idle loop it announced before E2: a consecutive
     // region's turn runs here, anything else it found runs as its top-level loop would
     j = forkjoin::detail::find_idle_work();
