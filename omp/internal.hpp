@@ -310,6 +310,8 @@ struct thread_state {
 
 // The state of the calling thread; created on first use with its initial team and task.
 thread_state& self() noexcept;
+// Makes ts the calling thread's state: a new spare thread takes over a retired one's.
+void adopt_self(thread_state& ts) noexcept;
 // Thread `id`'s turn in team t: the one place where a team thread starts its part of a
 // region (the primary in begin_region, the others in run_member), before the region's body.
 void start_turn(thread_state& ts, team& t, unsigned id) noexcept;

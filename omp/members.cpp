@@ -32,10 +32,11 @@ constexpr long k_spare_idle_ms = 200;
 // A spare thread's record. Never freed (a retired record gets a new thread), so
 // thread_state::spares never dangles.
 struct spare {
-  std::atomic<std::uint32_t> state{1};   // [P-OMP Team R1] k_idle, k_busy or k_retired
-  std::atomic<std::uint32_t> go{0};      // turns handed to it; futex word ([P-OMP Team D1])
-  std::atomic<std::uint32_t> parked{0};  // 1 while it may be blocked on go
-  member_job* job = nullptr;             // written by the dispatcher before D1
+  std::atomic<std::uint32_t> state{1};      // [P-OMP Team R1] k_idle, k_busy or k_retired
+  std::atomic<std::uint32_t> go{0};         // turns handed to it; futex word ([P-OMP Team D1])
+  std::atomic<std::uint32_t> parked{0};     // 1 while it may be blocked on go
+  member_job* job = nullptr;                // written by the dispatcher before D1
+  thread_state* state_of_thread = nullptr;  // its thread's state, adopted by the next thread on this record
 };
 
 namespace {
@@ -78,13 +79,20 @@ bool wait_for_turn(spare& s, std::uint32_t seen) noexcept {
 
 void* spare_main(void* arg) {
   auto* s = static_cast<spare*>(arg);
-  self().spare_state = &s->state;
+  // a record's threads run one after another (R2 before R1): the state passes on with it
+  if (s->state_of_thread != nullptr)
+    adopt_self(*s->state_of_thread);
+  else
+    s->state_of_thread = &self();
+  s->state_of_thread->spare_state = &s->state;
   std::uint32_t seen = s->go.load(std::memory_order_acquire) - 1;  // D2: its first turn is waiting
   for (;;) {
     if (!wait_for_turn(*s, seen)) {
       // [P-OMP Team R2] retire unless a dispatcher took it meanwhile (then its turn is coming)
       std::uint32_t idle = k_idle;
-      if (s->state.compare_exchange_strong(idle, k_retired, std::memory_order_relaxed)) return nullptr;
+      if (s->state.compare_exchange_strong(idle, k_retired,
+                                           std::memory_order_release))  // [P-OMP Team R2] pairs with R1's claim
+        return nullptr;
       continue;
     }
     seen += 1;
@@ -101,7 +109,9 @@ void run_on_spare(member_job* j, spare*& preferred) noexcept {
   // [P-OMP Team R1] claim a record by CAS: an idle one keeps its thread, a retired one gets
   // a new thread
   auto claim = [](spare* s, std::uint32_t from) {
-    return s->state.compare_exchange_strong(from, k_busy, std::memory_order_relaxed);
+    // acquire pairs with the release that made it idle or retired: the spare's last use of
+    // its record (job, parked) happens before the new turn's
+    return s->state.compare_exchange_strong(from, k_busy, std::memory_order_acquire);  // [P-OMP Team R1]
   };
   spare* s = nullptr;
   bool fresh = false;

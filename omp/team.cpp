@@ -145,7 +145,7 @@ void run_member(thread_state& ts, team& t, unsigned id) noexcept {
   // a spare may be handed its next turn from here on (its go count keeps it) [P-OMP Team R1];
   // a worker goes straight to its idle loop after E2, so the next post to it is prompt (S6)
   if (ts.spare_state != nullptr)
-    ts.spare_state->store(0, std::memory_order_relaxed);
+    ts.spare_state->store(0, std::memory_order_release);  // [P-OMP Team R1] pairs with the claim's acquire
   else
     forkjoin::detail::announce_idle();
   t.attached.done();  // [P-OMP Team E2] the last access to the team
@@ -170,6 +170,8 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     }
   }
 }
+
+void adopt_self(thread_state& ts) noexcept { tls_state = &ts; }
 
 thread_state& self() noexcept {
   thread_state* ts = tls_state;
