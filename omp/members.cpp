@@ -79,6 +79,7 @@ bool wait_for_turn(spare& s, std::uint32_t seen) noexcept {
 
 void* spare_main(void* arg) {
   auto* s = static_cast<spare*>(arg);
+  pthread_setname_np(pthread_self(), "forkjoin-spare");
   // a record's threads run one after another (R2 before R1): the state passes on with it
   if (s->state_of_thread != nullptr)
     adopt_self(*s->state_of_thread);

@@ -8,11 +8,14 @@
 #include <dirent.h>
 #include <omp.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,12 +33,25 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
+// The process's threads that run OpenMP or forkjoin work: the main thread, the pool's workers
+// ("forkjoin-<i>") and spare team threads ("forkjoin-spare"); a sanitizer's own helper
+// threads are left out.
 int count_threads() {
   DIR* d = opendir("/proc/self/task");
   CHECK(d != nullptr);
+  const std::string self_tid = std::to_string(getpid());
   int n = 0;
-  while (dirent* e = readdir(d))
-    if (e->d_name[0] != '.') ++n;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    if (self_tid == e->d_name) {
+      ++n;
+      continue;
+    }
+    std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name.rfind("forkjoin", 0) == 0) ++n;
+  }
   closedir(d);
   return n;
 }
