@@ -154,7 +154,7 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
   // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
   bool searching = sleep_.try_start_searching(w.sleep_);
   if (!searching) {
-    sleep_.fall_asleep(w.sleep_, no_mail, &w);
+    fall_asleep(w, no_mail, &w);
     searching = true;
   }
   for (;;) {
@@ -164,7 +164,7 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
       if (job_header* j = steal_sweep(w, -1, true)) return leave_idle(w, j);
       if (shutting_down()) return leave_idle(w, nullptr);  // [P-TERM] drained: nothing visible anywhere
     } while (searching && b.step());
-    sleep_.fall_asleep(w.sleep_, no_mail, &w);
+    fall_asleep(w, no_mail, &w);
     searching = true;
   }
 }
@@ -194,6 +194,7 @@ job_header* pool_impl::leave_idle(worker_slot& w, job_header* found) noexcept {
 void pool_impl::worker_main(worker_slot& w) noexcept {
   tls_worker = &w;
   w.steal_limit_ = steal_limit_of_this_thread();
+  if (budgeted_) take_worker_token(&shutdown_);  // [P-BUDGET Start]
   for (;;) {
     job_header* j = nullptr;
     if (++w.ticks_ >= k_inject_poll_interval) {  // the injector never starves behind local work
@@ -205,6 +206,7 @@ void pool_impl::worker_main(worker_slot& w) noexcept {
     if (j == nullptr) break;
     j->execute(j);
   }
+  give_back_token();  // [P-BUDGET Park] leaving for good
   tls_worker = nullptr;
 }
 
@@ -228,8 +230,8 @@ void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, An
       sleep_.stop_searching(w.sleep_);
       return;
     }
-    sleep_.fall_asleep(
-        w.sleep_, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
+    fall_asleep(
+        w, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
   }
 }
 
