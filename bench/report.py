@@ -45,7 +45,7 @@ def main():
     med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     reps = max((len(v) for v in times.values()), default=0)
     order = ["fib", "fib_invoke", "skynet", "nqueens", "nqueens14", "uts_t1", "uts_small", "loop_1k", "loop_100k", "imbalanced", "reduce",
-             "matmul", "sort", "idle_cpu_500ms", "wake_latency"]
+             "matmul", "sort", "jacobi2d", "scan", "histogram", "find_if", "idle_cpu_500ms", "wake_latency"]
     workloads = sorted(dict.fromkeys(k[0] for k in times), key=lambda w: order.index(w) if w in order else len(order))
     thread_counts = sorted({k[2] for k in times if k[1] != "serial"})
 
@@ -92,6 +92,12 @@ def main():
     lines.append("sort compares algorithms as well as runtimes: forkjoin and OpenMP run the same three-way "
                  "quicksort (partition3), oneTBB runs tbb::parallel_sort and std::par runs libstdc++'s "
                  "std::sort(par).")
+    lines.append("")
+    lines.append("jacobi2d: parallel_for_2d with tiles vs OpenMP collapse(2) schedule(static) and oneTBB "
+                 "blocked_range2d; scan: parallel_inclusive_scan vs std::inclusive_scan(par) and "
+                 "tbb::parallel_scan; histogram: per_worker vs tbb::combinable and OpenMP's array reduction; "
+                 "find_if: parallel_find_if vs std::find_if(par).")
+    lines += [""] + per_peer_lines(rows)
     lines += [""] + overhead_lines(med, med_cpu, ctx)
     table = "\n".join(lines) + "\n"
     with open(os.path.join(out, "compare.md"), "w") as f:
@@ -137,6 +143,18 @@ def main():
         print("WRONG ANSWERS:\n  " + "\n  ".join(errors), file=sys.stderr)
         return 1
     return 0
+
+
+def per_peer_lines(rows):
+    """forkjoin's median over each peer's (below 1: forkjoin is faster), every row."""
+    out = ["| workload | threads | " + " | ".join(f"forkjoin / {p}" for p in PEERS + ["serial"]) + " |",
+           "|---|---|" + "---|" * (len(PEERS) + 1)]
+    for r in rows:
+        cells = []
+        for p in PEERS + ["serial"]:
+            cells.append(f"{r['forkjoin'] / r[p]:.2f}" if r["forkjoin"] and r[p] else "–")
+        out.append(f"| {r['workload']} | {r['threads']} | " + " | ".join(cells) + " |")
+    return out
 
 
 def overhead_lines(med, med_cpu, ctx):

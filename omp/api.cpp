@@ -100,13 +100,7 @@ FORKJOIN_OMP_EXPORT int omp_is_initial_device() { return 1; }
 FORKJOIN_OMP_EXPORT int omp_get_initial_device() { return 0; }
 FORKJOIN_OMP_EXPORT int omp_get_device_num() { return 0; }
 
-// Places: none are defined (OMP_PLACES is not implemented yet).
-FORKJOIN_OMP_EXPORT int omp_get_num_places() { return 0; }
-FORKJOIN_OMP_EXPORT int omp_get_place_num_procs(int) { return 0; }
-FORKJOIN_OMP_EXPORT void omp_get_place_proc_ids(int, int*) {}
-FORKJOIN_OMP_EXPORT int omp_get_place_num() { return -1; }
-FORKJOIN_OMP_EXPORT int omp_get_partition_num_places() { return 0; }
-FORKJOIN_OMP_EXPORT void omp_get_partition_place_nums(int*) {}
+// The place queries are in places.cpp.
 
 FORKJOIN_OMP_EXPORT int omp_pause_resource(int, int) { return -1; }  // nonzero: not paused
 FORKJOIN_OMP_EXPORT int omp_pause_resource_all(int) { return -1; }

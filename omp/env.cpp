@@ -1,8 +1,5 @@
 // env.cpp: the OpenMP environment variables, read once into global_config. A malformed
 // value gets one line on stderr naming the variable and the default used, never a crash.
-#include <sched.h>
-#include <unistd.h>
-
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -13,12 +10,13 @@
 #include "internal.hpp"
 
 namespace forkjoin::omp {
-namespace {
 
 void complain(const char* var, const char* value, const char* fallback) {
   std::fprintf(stderr, "forkjoin-omp: invalid value for environment variable %s: \"%s\"; using %s\n", var, value,
                fallback);
 }
+
+namespace {
 
 const char* skip_space(const char* p) {
   while (*p != '\0' && std::isspace(static_cast<unsigned char>(*p))) ++p;
@@ -54,15 +52,7 @@ bool parse_bool(const char* s, bool& out) {
   return false;
 }
 
-unsigned count_procs() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    int n = CPU_COUNT(&set);
-    if (n > 0) return static_cast<unsigned>(n);
-  }
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<unsigned>(n) : 1;
-}
+unsigned count_procs() { return static_cast<unsigned>(usable_cpus().size()); }
 
 void read_num_threads(global_config& c) {
   const char* s = std::getenv("OMP_NUM_THREADS");
@@ -221,6 +211,20 @@ global_config read_environment() {
     else if (v != "active")
       complain("OMP_WAIT_POLICY", s, "active then passive (spin, yield, park)");
   }
+  read_proc_bind(c);
+  read_places(c);
+  if (const char* s = std::getenv("OMP_DISPLAY_ENV")) {
+    std::string v;
+    for (const char* p = s; *p != '\0'; ++p)
+      if (!std::isspace(static_cast<unsigned char>(*p)))
+        v += static_cast<char>(std::tolower(static_cast<unsigned char>(*p)));
+    if (v == "true")
+      c.display_env = 1;
+    else if (v == "verbose")
+      c.display_env = 2;
+    else if (v != "false")
+      complain("OMP_DISPLAY_ENV", s, "false");
+  }
   return c;
 }
 }  // namespace
@@ -231,7 +235,11 @@ const global_config& config() noexcept {
   return *c;
 }
 
-// Read the environment when the library loads, so malformed values are reported at start-up.
-__attribute__((constructor)) static void init_environment() { (void)config(); }
+// Read the environment when the library loads, so malformed values are reported at start-up;
+// OMP_DISPLAY_ENV reports then, and the initial thread takes its place when binding is on.
+__attribute__((constructor)) static void init_environment() {
+  if (config().display_env != 0) display_environment(config());
+  bind_initial_thread();
+}
 
 }  // namespace forkjoin::omp

@@ -58,9 +58,21 @@ struct global_config {
   unsigned num_procs = 1;
   bool cancellation = false;
   int max_task_priority = 0;
-  bool passive_wait = false;  // OMP_WAIT_POLICY=passive: park without spinning
+  bool passive_wait = false;             // OMP_WAIT_POLICY=passive: park without spinning
+  std::vector<unsigned> bind_list;       // OMP_PROC_BIND per level (index = level - 1), when a list
+  bool proc_bind_set = false;            // OMP_PROC_BIND was given (and valid)
+  std::vector<std::vector<int>> places;  // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
+  int display_env = 0;                   // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
 };
 const global_config& config() noexcept;
+
+// One line on stderr: "forkjoin-omp: invalid value for environment variable VAR: "value";
+// using FALLBACK".
+void complain(const char* var, const char* value, const char* fallback);
+std::vector<int> usable_cpus();                    // places.cpp: the CPUs the process started with
+void read_proc_bind(global_config& c);             // places.cpp
+void read_places(global_config& c);                // places.cpp, after read_proc_bind
+void display_environment(const global_config& c);  // display_env.cpp: OMP_DISPLAY_ENV's report
 
 // ---- waiting ([P-OMP Wait]) --------------------------------------------------------------
 
@@ -88,9 +100,12 @@ struct event {
   void wait_until(Pred pred, Step step) noexcept;
 };
 
-// Spin-then-yield rounds before parking ([P-OMP Wait W0]).
-inline constexpr int k_spin_rounds = 200;
-inline constexpr int k_yield_rounds = 32;
+// Spin-then-yield rounds before parking ([P-OMP Wait W0]). The PAUSE phase is short (a few
+// microseconds): when the awaited thread shares this CPU (a busy machine, or more team threads
+// than cores) every spin is lost, while sched_yield hands it the CPU and costs under a
+// microsecond when nothing else is runnable.
+inline constexpr int k_spin_rounds = 4;
+inline constexpr int k_yield_rounds = 64;
 void spin_pause(int round) noexcept;  // PAUSE for small rounds, sched_yield for larger ones
 
 // The spin-then-yield ladder that every wait climbs before it parks ([P-OMP Wait W0]); a
@@ -281,6 +296,12 @@ struct team {
   task* implicit_tasks = nullptr;                              // nthreads of them
   forkjoin::detail::chase_lev_deque<task*>* deques = nullptr;  // one per team thread
   saved_state* saved = nullptr;                                // the primary thread's outer state
+
+  // [P-OMP Bind] 0: threads unbound; 2 primary, 3 close, 4 spread. The primary's place and
+  // the team's place partition [part_lo, part_lo + part_len); part_len 0: every place.
+  unsigned bind_policy = 0;
+  int bind_place = -1;
+  int part_lo = 0, part_len = 0;
 };
 
 // One per OS thread that uses the runtime. Lives until the process ends (team threads and
@@ -354,6 +375,21 @@ int reserve_idle_workers(thread_state& ts, unsigned wanted) noexcept;
 // Hands threads 1..n-1's turns (t.members) to pool workers or spare threads; returns once
 // each is taken or surely will be.
 void start_members(thread_state& ts, team& t) noexcept;
+
+// ---- binding to places (places.cpp, [P-OMP Bind]) ------------------------------------------
+
+// Called by begin_region before the team starts: the team's binding policy, the primary's
+// place and partition, and the implicit tasks' bind-var (the clause, then the OMP_PROC_BIND list).
+void plan_binding(thread_state& ts, team& t, unsigned flags, icv& inherited) noexcept;
+// Pins the calling thread to team thread `id`'s place (or unpins it for an unbound team). Every
+// team member calls it at the start of its turn, the primary included.
+void bind_team_thread(const team& t, unsigned id) noexcept;
+// Returns a pinned thread to the process's initial CPUs (a thread that leaves team duty for
+// other work, e.g. a pool worker lent to a bound team, calls it).
+void unbind_thread() noexcept;
+void bind_initial_thread() noexcept;  // at load: the initial thread takes place 0 when binding is on
+int place_of(const team& t, unsigned id) noexcept;
+void partition_of(const team& t, unsigned id, int& lo, int& len) noexcept;
 
 // ---- work shares (loop.cpp) --------------------------------------------------------------
 

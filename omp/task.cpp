@@ -79,6 +79,9 @@ void run_task(thread_state& ts, task* t) noexcept {
 bool run_any_task(thread_state& ts) noexcept {
   team& t = *ts.cur_team;
   if (t.deques == nullptr) return false;
+  // no deferred task in the team: skip the deque pop's fence and the steal attempts (a task
+  // pushed meanwhile is found on the next round; barriers re-check with acquire, B2)
+  if (t.pending_tasks.load(std::memory_order_relaxed) == 0) return false;
   if (task* x = t.deques[ts.id].pop()) {
     run_task(ts, x);
     return true;

@@ -132,6 +132,7 @@ void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
   ts.cur_ws = prestarted ? &t.ws[0] : nullptr;
   ts.static_trip = 0;
   ts.have_chunk = false;
+  bind_team_thread(t, id);  // [P-OMP Bind] B3
 }
 
 void run_member(thread_state& ts, team& t, unsigned id) noexcept {
@@ -163,9 +164,9 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     // [P-OMP Team S6] a worker stays in the idle loop it announced before E2: a consecutive
     // region's turn runs here, anything else it found runs as its top-level loop would
     j = forkjoin::detail::find_idle_work();
-    if (j == nullptr) return;
-    if (j->execute != &execute_fn) {
-      j->execute(j);
+    if (j == nullptr || j->execute != &execute_fn) {
+      unbind_thread();  // [P-OMP Bind] leaving team duty: pool work runs on the initial CPUs
+      if (j != nullptr) j->execute(j);
       return;
     }
   }
@@ -232,7 +233,7 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
   icv inherited = ts.cur_task->icvs;
   const auto& list = config().nthreads_list;
   if (t->level < list.size()) inherited.nthreads = list[t->level];
-  if ((flags & 7) != 0) inherited.bind = flags & 7;
+  plan_binding(ts, *t, flags, inherited);  // [P-OMP Bind] B1
   for (unsigned i = 0; i < n; ++i) t->implicit_tasks[i].icvs = inherited;
   if (init_ws != nullptr) {
     // [P-OMP Team S3] the first work share of a combined construct, before any thread starts

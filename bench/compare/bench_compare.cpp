@@ -44,6 +44,43 @@ struct inputs {
 };
 inputs g_in;
 
+// The algorithm rows' inputs and serially computed answers.
+fb::algorithm_sizes g_algo = fb::k_algorithm_full;
+struct algorithm_inputs {
+  std::vector<float> grid, jacobi_expected;  // initial grid (interior 0, borders fixed); after the sweeps
+  std::vector<double> scan, scan_expected;   // small integers: every prefix sum is exact in any order
+  std::vector<std::uint32_t> hist;
+  std::vector<std::uint64_t> hist_expected;
+  std::vector<int> find;
+};
+algorithm_inputs g_algo_in;
+
+void build_algorithm_inputs() {
+  const auto n = static_cast<std::size_t>(g_algo.jacobi_n);
+  g_algo_in.grid.assign(n * n, 0.0f);
+  for (std::size_t k = 0; k < n; ++k) {  // borders: a ramp on top and left, 1 on the others
+    g_algo_in.grid[k] = static_cast<float>(k) / static_cast<float>(n);
+    g_algo_in.grid[k * n] = static_cast<float>(k) / static_cast<float>(n);
+    g_algo_in.grid[(n - 1) * n + k] = 1.0f;
+    g_algo_in.grid[k * n + n - 1] = 1.0f;
+  }
+  g_algo_in.jacobi_expected = g_algo_in.grid;
+  std::vector<float> other = g_algo_in.grid;
+  fb::serial_impl().jacobi(g_algo_in.jacobi_expected.data(), other.data(), g_algo.jacobi_n, g_algo.jacobi_sweeps);
+  g_algo_in.scan.resize(g_algo.scan_n);
+  for (std::size_t i = 0; i < g_algo.scan_n; ++i) g_algo_in.scan[i] = static_cast<double>(i % 1024);
+  g_algo_in.scan_expected.resize(g_algo.scan_n);
+  fb::serial_impl().scan(g_algo_in.scan.data(), g_algo_in.scan_expected.data(), g_algo.scan_n);
+  std::mt19937 rng(54321);
+  g_algo_in.hist.resize(g_algo.hist_n);
+  for (auto& v : g_algo_in.hist) v = static_cast<std::uint32_t>(rng());
+  g_algo_in.hist_expected.assign(256, 0);
+  fb::serial_impl().histogram(g_algo_in.hist.data(), g_algo.hist_n, g_algo_in.hist_expected.data());
+  g_algo_in.find.resize(g_algo.find_n);
+  for (std::size_t i = 0; i < g_algo.find_n; ++i) g_algo_in.find[i] = static_cast<int>(i % 1000);
+  g_algo_in.find[g_algo.find_n / 10] = fb::k_find_needle;
+}
+
 void build_inputs() {
   g_in.reduce.resize(g_size.reduce_n);
   for (std::size_t i = 0; i < g_size.reduce_n; ++i)
@@ -127,6 +164,51 @@ workload answer_workload(const char* name, bool available, bool (*applies)(const
           },
           1,
           false};
+}
+
+// The algorithm rows: a 2-D stencil, an inclusive scan, a histogram with per-worker bins,
+// and a find with the match at 10%. Every result is compared with the serial one.
+void add_algorithm_workloads(std::vector<workload>& w) {
+  w.push_back({"jacobi2d", true, [](const fb::implementation& i) { return i.jacobi != nullptr; },
+               [](benchmark::State& st, const fb::implementation& i) {
+                 std::vector<float> a, b;
+                 for (auto _ : st) {
+                   st.PauseTiming();
+                   a = g_algo_in.grid;
+                   b = g_algo_in.grid;
+                   st.ResumeTiming();
+                   i.jacobi(a.data(), b.data(), g_algo.jacobi_n, g_algo.jacobi_sweeps);
+                   if (!untimed_equal(st, a, g_algo_in.jacobi_expected)) return fail(st, "jacobi2d: wrong grid");
+                 }
+               },
+               3, false});
+  w.push_back({"scan", true, [](const fb::implementation& i) { return i.scan != nullptr; },
+               [](benchmark::State& st, const fb::implementation& i) {
+                 std::vector<double> out(g_algo.scan_n);
+                 for (auto _ : st) {
+                   st.PauseTiming();
+                   std::fill(out.begin(), out.end(), -1.0);
+                   st.ResumeTiming();
+                   i.scan(g_algo_in.scan.data(), out.data(), g_algo.scan_n);
+                   if (!untimed_equal(st, out, g_algo_in.scan_expected)) return fail(st, "scan: wrong prefix sum");
+                 }
+               },
+               5, false});
+  w.push_back({"histogram", true, [](const fb::implementation& i) { return i.histogram != nullptr; },
+               [](benchmark::State& st, const fb::implementation& i) {
+                 std::vector<std::uint64_t> bins(256);
+                 for (auto _ : st) {
+                   st.PauseTiming();
+                   std::fill(bins.begin(), bins.end(), 0);
+                   st.ResumeTiming();
+                   i.histogram(g_algo_in.hist.data(), g_algo.hist_n, bins.data());
+                   if (!untimed_equal(st, bins, g_algo_in.hist_expected)) return fail(st, "histogram: wrong bins");
+                 }
+               },
+               5, false});
+  w.push_back(answer_workload(
+      "find_if", true, [](const fb::implementation& i) { return i.find != nullptr; },
+      [](const fb::implementation& i) { return i.find(g_algo_in.find.data(), g_algo.find_n); }, g_algo.find_n / 10));
 }
 
 std::vector<workload> workloads() {
@@ -219,6 +301,7 @@ std::vector<workload> workloads() {
                  }
                },
                1, false});
+  add_algorithm_workloads(w);
   // Idle behaviour (manual time): CPU burned by the whole process in the 500 ms after a
   // burst, and the latency of a 1,000-element loop after 20 ms of idleness.
   w.push_back({"idle_cpu_500ms", true,
@@ -284,11 +367,15 @@ int main(int argc, char** argv) {
     else
       rest.push_back(argv[i]);
   }
-  if (g_quick) g_size = fb::k_quick;
+  if (g_quick) {
+    g_size = fb::k_quick;
+    g_algo = fb::k_algorithm_quick;
+  }
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
   if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
   build_inputs();
+  build_algorithm_inputs();
 
   std::string cpu = "unknown";
   std::ifstream cpuinfo("/proc/cpuinfo");

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <utility>
 
 #include "forkjoin/forkjoin.hpp"
 #include "task_group_workloads.hpp"
@@ -81,6 +82,40 @@ const implementation k_impl{
       in_pool([a, n] {
         forkjoin::parallel_for(
             0, n, [a](int i) { a[i] += 1; }, forkjoin::schedule::static_());
+      });
+    },
+    [](float* a, float* b, int n, int sweeps) {
+      in_pool([=]() mutable {
+        for (int s = 0; s < sweeps; ++s) {
+          forkjoin::parallel_for_2d(1, n - 1, 1, n - 1, [a, b, n](int i0, int i1, int j0, int j1) {
+            for (int i = i0; i < i1; ++i)
+              for (int j = j0; j < j1; ++j)
+                b[static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j)] =
+                    jacobi_point(a, n, i, j);
+          });
+          std::swap(a, b);
+        }
+      });
+    },
+    [](const double* x, double* out, std::size_t n) {
+      in_pool([=] { forkjoin::parallel_inclusive_scan(x, x + n, out); });
+    },
+    [](const std::uint32_t* v, std::size_t n, std::uint64_t* bins) {
+      in_pool([=] {
+        forkjoin::per_worker<std::array<std::uint64_t, 256>> local;
+        forkjoin::parallel_for(std::size_t{0}, n, [&](std::size_t b, std::size_t e) {
+          auto& h = local.local();
+          for (std::size_t i = b; i < e; ++i) ++h[v[i] & 255];
+        });
+        local.for_each([bins](const std::array<std::uint64_t, 256>& h) {
+          for (std::size_t k = 0; k < 256; ++k) bins[k] += h[k];
+        });
+      });
+    },
+    [](const int* v, std::size_t n) {
+      return in_pool([=] {
+        return static_cast<std::size_t>(forkjoin::parallel_find_if(v, v + n, [](int x) { return x == k_find_needle; }) -
+                                        v);
       });
     },
 };

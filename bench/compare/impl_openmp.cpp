@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "uts.hpp"
 #include "workloads.hpp"
@@ -134,6 +135,22 @@ const implementation k_impl{
 #pragma omp parallel for schedule(static)
       for (int i = 0; i < n; ++i) a[i] += 1;
     },
+    [](float* a, float* b, int n, int sweeps) {
+      for (int s = 0; s < sweeps; ++s) {
+#pragma omp parallel for collapse(2) schedule(static)
+        for (int i = 1; i < n - 1; ++i)
+          for (int j = 1; j < n - 1; ++j)
+            b[static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j)] =
+                jacobi_point(a, n, i, j);
+        std::swap(a, b);
+      }
+    },
+    nullptr,
+    [](const std::uint32_t* v, std::size_t n, std::uint64_t* bins) {
+#pragma omp parallel for schedule(static) reduction(+ : bins[:256])
+      for (std::size_t i = 0; i < n; ++i) ++bins[v[i] & 255];
+    },
+    nullptr,
 };
 
 }  // namespace

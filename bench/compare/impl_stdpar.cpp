@@ -33,6 +33,13 @@ const implementation k_impl{
     },
     [](int* v, std::size_t n) { std::sort(std::execution::par, v, v + n); },
     nullptr,
+    nullptr,
+    [](const double* x, double* out, std::size_t n) { std::inclusive_scan(std::execution::par, x, x + n, out); },
+    nullptr,
+    [](const int* v, std::size_t n) {
+      return static_cast<std::size_t>(
+          std::find_if(std::execution::par, v, v + n, [](int x) { return x == k_find_needle; }) - v);
+    },
 };
 
 }  // namespace

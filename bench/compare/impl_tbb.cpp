@@ -3,10 +3,13 @@
 // blocked_range with the default (auto) partitioner, parallel_sort. Thread count through
 // global_control; worker stacks 8 MiB like forkjoin's (anchors.md: fair competitors).
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/blocked_range2d.h>
+#include <oneapi/tbb/combinable.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/parallel_scan.h>
 #include <oneapi/tbb/parallel_sort.h>
 #include <oneapi/tbb/partitioner.h>
 #include <oneapi/tbb/task_group.h>
@@ -15,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <utility>
 
 #include "task_group_workloads.hpp"
 #include "workloads.hpp"
@@ -80,6 +84,40 @@ const implementation k_impl{
           },
           tbb::static_partitioner());
     },
+    [](float* a, float* b, int n, int sweeps) {
+      for (int s = 0; s < sweeps; ++s) {
+        tbb::parallel_for(tbb::blocked_range2d<int>(1, n - 1, 1, n - 1), [a, b, n](const tbb::blocked_range2d<int>& r) {
+          for (int i = r.rows().begin(); i < r.rows().end(); ++i)
+            for (int j = r.cols().begin(); j < r.cols().end(); ++j)
+              b[static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j)] =
+                  jacobi_point(a, n, i, j);
+        });
+        std::swap(a, b);
+      }
+    },
+    [](const double* x, double* out, std::size_t n) {
+      tbb::parallel_scan(
+          tbb::blocked_range<std::size_t>(0, n), 0.0,
+          [x, out](const tbb::blocked_range<std::size_t>& r, double sum, bool is_final) {
+            for (std::size_t i = r.begin(); i < r.end(); ++i) {
+              sum += x[i];
+              if (is_final) out[i] = sum;
+            }
+            return sum;
+          },
+          std::plus<>());
+    },
+    [](const std::uint32_t* v, std::size_t n, std::uint64_t* bins) {
+      tbb::combinable<std::array<std::uint64_t, 256>> local([] { return std::array<std::uint64_t, 256>{}; });
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const tbb::blocked_range<std::size_t>& r) {
+        auto& h = local.local();
+        for (std::size_t i = r.begin(); i < r.end(); ++i) ++h[v[i] & 255];
+      });
+      local.combine_each([bins](const std::array<std::uint64_t, 256>& h) {
+        for (std::size_t k = 0; k < 256; ++k) bins[k] += h[k];
+      });
+    },
+    nullptr,
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <numeric>
+#include <utility>
 
 #include "uts.hpp"
 
@@ -112,6 +113,22 @@ const implementation k_serial{
     [](int* v, std::size_t n) { std::sort(v, v + n); },
     [](int* a, int n) {
       for (int i = 0; i < n; ++i) a[i] += 1;
+    },
+    [](float* a, float* b, int n, int sweeps) {
+      for (int s = 0; s < sweeps; ++s) {
+        for (int i = 1; i < n - 1; ++i)
+          for (int j = 1; j < n - 1; ++j)
+            b[static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j)] =
+                jacobi_point(a, n, i, j);
+        std::swap(a, b);
+      }
+    },
+    [](const double* x, double* out, std::size_t n) { std::inclusive_scan(x, x + n, out); },
+    [](const std::uint32_t* v, std::size_t n, std::uint64_t* bins) {
+      for (std::size_t i = 0; i < n; ++i) ++bins[v[i] & 255];
+    },
+    [](const int* v, std::size_t n) {
+      return static_cast<std::size_t>(std::find_if(v, v + n, [](int x) { return x == k_find_needle; }) - v);
     },
 };
 

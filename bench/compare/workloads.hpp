@@ -30,6 +30,17 @@ struct sizes {
 inline constexpr sizes k_full{32, 6, 12, 14, 0, std::size_t{1} << 25, 2048, 1024, std::size_t{1} << 22};
 inline constexpr sizes k_quick{20, 4, 8, 0, 5, std::size_t{1} << 16, 200, 64, std::size_t{1} << 14};
 
+// Sizes of the algorithm rows (2-D stencil, scan, histogram, find).
+struct algorithm_sizes {
+  int jacobi_n;        // n x n floats, borders fixed
+  int jacobi_sweeps;   // even: the result ends in the first buffer
+  std::size_t scan_n;  // doubles
+  std::size_t hist_n;  // 32-bit values into 256 bins
+  std::size_t find_n;  // ints; the only match at find_n / 10
+};
+inline constexpr algorithm_sizes k_algorithm_full{4096, 20, std::size_t{1} << 25, std::size_t{1} << 25, 100000000};
+inline constexpr algorithm_sizes k_algorithm_quick{66, 4, 3 * 4096 + 5, std::size_t{1} << 14, 10000};
+
 // Check values.
 std::uint64_t fib_expected(int n);
 std::uint64_t skynet_expected(int depth);  // sum of 0 .. 10^depth - 1
@@ -50,6 +61,14 @@ void matmul_row(const double* a, const double* b, double* c, int n, int i);  // 
 // returns [mid1, mid2), the run equal to the pivot. Below the cutoff, std::sort.
 inline constexpr std::ptrdiff_t k_sort_cutoff = 2048;
 std::pair<int*, int*> partition3(int* first, int* last);
+// One 5-point Jacobi point of an n x n grid: the same expression in every implementation,
+// so every result is bitwise equal to the serial one.
+inline float jacobi_point(const float* a, int n, int i, int j) {
+  const std::size_t k = static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j);
+  const auto w = static_cast<std::size_t>(n);
+  return 0.25f * ((a[k - w] + a[k + w]) + (a[k - 1] + a[k + 1]));
+}
+inline constexpr int k_find_needle = -1;  // the find workload's value (every other element is >= 0)
 
 // One implementation: every function runs on `threads` threads (set by the driver before
 // the call, see begin()) and returns what the driver checks. Null entries: not applicable.
@@ -70,6 +89,13 @@ struct implementation {
   // The loop again with each runtime's static schedule: forkjoin schedule::static_(),
   // OpenMP schedule(static), oneTBB static_partitioner.
   void (*loop_static)(int* a, int n);
+  // The algorithm rows. jacobi: `sweeps` 5-point sweeps over the interior of n x n grids,
+  // a -> b then b -> a (the result in a); scan: inclusive prefix sum; histogram: adds the
+  // count of each value v & 255 to bins[256]; find: the index of the first k_find_needle.
+  void (*jacobi)(float* a, float* b, int n, int sweeps);
+  void (*scan)(const double* x, double* out, std::size_t n);
+  void (*histogram)(const std::uint32_t* v, std::size_t n, std::uint64_t* bins);
+  std::size_t (*find)(const int* v, std::size_t n);
 };
 
 const implementation& serial_impl();

@@ -2,8 +2,12 @@
 #pragma once
 
 #include "forkjoin/join.hpp"
+#include "forkjoin/parallel_find.hpp"
 #include "forkjoin/parallel_for.hpp"
+#include "forkjoin/parallel_for_nd.hpp"
 #include "forkjoin/parallel_reduce.hpp"
+#include "forkjoin/parallel_scan.hpp"
+#include "forkjoin/per_worker.hpp"
 #include "forkjoin/pool.hpp"
 #include "forkjoin/schedule.hpp"
 #include "forkjoin/task_group.hpp"

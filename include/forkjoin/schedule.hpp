@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 #include <string_view>
 
 namespace forkjoin {
@@ -11,7 +12,7 @@ namespace forkjoin {
 /// How a loop's iterations are handed out. Chunk or grain 0 means "choose".
 class schedule {
  public:
-  enum class kind { auto_, static_, dynamic, guided };
+  enum class kind { auto_, static_, dynamic, guided, num_tasks };
 
   /// Default: OpenMP's static blocks, block t run by worker t when it takes part (a loop
   /// called again on the same pool keeps each block on the same worker, and its data in
@@ -26,6 +27,13 @@ class schedule {
   /// Chunks proportional to the remaining iterations / threads, never below min_chunk.
   static constexpr schedule guided(std::size_t min_chunk = 1) noexcept {
     return {kind::guided, min_chunk == 0 ? 1 : min_chunk};
+  }
+  /// OpenMP taskloop's num_tasks(n): the range is cut into min(n, iterations) chunks of
+  /// near-equal size (the first iterations % n chunks have one more iteration), which the
+  /// participants take from a shared counter. n == 0 throws std::invalid_argument.
+  static constexpr schedule num_tasks(std::size_t n) {
+    if (n == 0) throw std::invalid_argument("forkjoin: schedule::num_tasks needs at least one task");
+    return {kind::num_tasks, n};
   }
   /// FORKJOIN_SCHEDULE, else OMP_SCHEDULE ("[monotonic:|nonmonotonic:]kind[,chunk]");
   /// auto_ when both are unset. A malformed value throws std::invalid_argument.
@@ -47,6 +55,7 @@ class schedule {
   }
 
   constexpr kind type() const noexcept { return kind_; }
+  /// The chunk, grain or minimum chunk; for num_tasks, the number of tasks.
   constexpr std::size_t chunk() const noexcept { return chunk_; }
   constexpr std::size_t max_threads() const noexcept { return max_threads_; }
   constexpr bool parallel() const noexcept { return parallel_; }

@@ -38,6 +38,8 @@ class loop_engine {
       case schedule::kind::dynamic:
       case schedule::kind::guided:
         return run_chunked();
+      case schedule::kind::num_tasks:
+        return run_tasks();
     }
     return identity_;
   }
@@ -165,6 +167,26 @@ class loop_engine {
     participants(0, std::min<std::size_t>(team_, chunk_count()));
     return fold_partials();
   }
+  // num_tasks(k): min(k, n) tasks, task j being OpenMP's static block j of that many
+  // (taskloop's split); `team` participants take task indices from the shared cursor.
+  // A reduce keeps one partial per task and folds them in task order.
+  T run_tasks() {
+    tasks_ = static_cast<U>(std::min<std::size_t>(sched_.chunk(), n_));
+    if constexpr (!std::is_same_v<T, no_result>) partials_.resize(tasks_);
+    participants(0, std::min<std::size_t>(team_, tasks_));
+    return fold_partials();
+  }
+  void take_tasks() {
+    const U q = static_cast<U>(n_ / tasks_), r = static_cast<U>(n_ % tasks_);
+    U k = cursor_.load(std::memory_order_relaxed);
+    while (!stop_.load(std::memory_order_relaxed) && k < tasks_) {
+      if (!cursor_.compare_exchange_weak(k, static_cast<U>(k + 1), std::memory_order_relaxed))
+        continue;  // relaxed: tasks share no data through the cursor
+      const U begin = static_cast<U>(k * q + std::min(k, r));
+      run_one(begin, static_cast<U>(begin + q + (k < r ? 1 : 0)), static_cast<std::size_t>(k));
+      k = cursor_.load(std::memory_order_relaxed);
+    }
+  }
   T fold_partials() {
     T acc = identity_;
     if constexpr (!std::is_same_v<T, no_result>)
@@ -179,7 +201,10 @@ class loop_engine {
   void participants(std::size_t p0, std::size_t p1) {
     FORKJOIN_DEBUG_ASSERT(p1 > p0, "loop: empty participant range");
     if (p1 - p0 == 1) {
-      participate(p0);
+      if (sched_.type() == schedule::kind::num_tasks)
+        take_tasks();
+      else
+        participate(p0);
       return;
     }
     const std::size_t mid = p0 + (p1 - p0) / 2;
@@ -238,6 +263,7 @@ class loop_engine {
   U min_grain_ = 1;
   bool lazy_ = true;
   U chunk_size_ = 1;
+  U tasks_ = 1;
   alignas(k_cache_line) std::atomic<U> cursor_{0};
   std::vector<std::optional<T>> partials_;
   std::size_t static_blocks_ = 0;

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""run_omp_bench.py: the OpenMP layer benchmark. The same two gcc -fopenmp binaries (epcc:
+construct overheads; taskprogs: task programs) run on libgomp (as linked), on LLVM's libomp
+and on libforkjoin-omp (each preloaded), interleaved in a fresh random order on every
+repetition, at each thread count. Every run's first line names the library that serves its
+GOMP_/omp_ calls; a run on the wrong runtime, a wrong answer or a crash fails the benchmark.
+Writes omp.json (every sample), omp.md (medians, the targets at 2 threads) and omp.png (the
+chart; skipped with a message when matplotlib is missing) into OUT_DIR.
+
+usage: run_omp_bench.py --epcc BIN --tasks BIN --libomp SO --forkjoin SO --out DIR
+                        [--reps N] [--threads 1,2] [--quick]
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+RUNTIMES = ["libgomp", "libomp", "forkjoin-omp"]
+SONAME = {"libgomp": "libgomp.so", "libomp": "libomp.so", "forkjoin-omp": "libforkjoin-omp.so"}
+CONSTRUCTS = ["parallel", "for", "parallel_for", "barrier", "single", "critical", "lock", "ordered", "reduction",
+              "task", "taskgroup"]
+PROGRAMS = {"full": [("fib", 30), ("nqueens", 11), ("sort", 4000000), ("sparselu", 40)],
+            "quick": [("fib", 16), ("nqueens", 6), ("sort", 50000), ("sparselu", 5)]}
+NOISE = 0.10  # relative differences below this are reported as a tie
+
+
+def run(cmd, runtime, preload, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    env.pop("LD_PRELOAD", None)
+    if preload:
+        env["LD_PRELOAD"] = preload
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        sys.exit(f"FAILED ({runtime}, {threads} threads): {' '.join(cmd)} -> status {p.returncode}\n{p.stdout}{p.stderr}")
+    lines = p.stdout.splitlines()
+    if not lines or not lines[0].startswith("runtime "):
+        sys.exit(f"no runtime line from {' '.join(cmd)}:\n{p.stdout}")
+    served = lines[0].split()[1:]
+    if not all(s.startswith(SONAME[runtime]) for s in served):
+        sys.exit(f"{' '.join(cmd)} meant for {runtime} ran on {served}")
+    return lines[1:]
+
+
+def fmt(v, digits=3):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def verdict(ours, best, lower_is_better=True):
+    if ours is None or best is None:
+        return "-"
+    if ours <= best:
+        return "met"
+    if ours <= best * (1 + NOISE) or ours - best < 0.02:
+        return "tie (noise)"
+    return "missed"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--epcc", required=True)
+    ap.add_argument("--tasks", required=True)
+    ap.add_argument("--libomp", required=True)
+    ap.add_argument("--forkjoin", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--reps", type=int, default=int(os.environ.get("FORKJOIN_BENCH_REPS", "5")))
+    ap.add_argument("--threads", default=os.environ.get("FORKJOIN_BENCH_THREADS", "1,2"))
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    preload = {"libgomp": None, "libomp": a.libomp, "forkjoin-omp": a.forkjoin}
+    threads = [int(t) for t in a.threads.split(",")]
+    programs = PROGRAMS["quick" if a.quick else "full"]
+    epcc_cmd = [a.epcc] + (["--quick"] if a.quick else [])
+    constructs = defaultdict(list)  # (construct, threads, runtime) -> [us]
+    progs = defaultdict(list)  # (program, threads, runtime) -> [s]
+    rng = random.Random(20261130)
+    for rep in range(a.reps):
+        for t in threads:
+            jobs = [("epcc", None)] + programs
+            for job in jobs:
+                order = RUNTIMES[:]
+                rng.shuffle(order)
+                for r in order:
+                    if job[0] == "epcc":
+                        for line in run(epcc_cmd, r, preload[r], t):
+                            _, name, nthr, us = line.split()
+                            constructs[(name, t, r)].append(float(us))
+                    else:
+                        for line in run([a.tasks, job[0], str(job[1])], r, preload[r], t):
+                            _, name, _, nthr, s = line.split()
+                            progs[(name, t, r)].append(float(s))
+        print(f"repetition {rep + 1}/{a.reps} done", flush=True)
+
+    with open(os.path.join(a.out, "omp.json"), "w") as f:
+        json.dump({"constructs_us": {"|".join(map(str, k)): v for k, v in constructs.items()},
+                   "programs_s": {"|".join(map(str, k)): v for k, v in progs.items()}}, f, indent=1)
+    med_c = {k: statistics.median(v) for k, v in constructs.items()}
+    med_p = {k: statistics.median(v) for k, v in progs.items()}
+
+    md = [f"# OpenMP layer: libgomp vs LLVM libomp vs libforkjoin-omp\n",
+          f"Medians of {a.reps} interleaved runs per runtime; the same gcc -fopenmp binaries, libomp and",
+          "libforkjoin-omp preloaded. Targets apply at 2 threads; differences under "
+          f"{int(NOISE * 100)} % (or 0.02 us) count as a tie.\n",
+          "## Construct overhead (EPCC method, microseconds per construct)\n",
+          "| construct | threads | libgomp | libomp | forkjoin-omp | target: <= best of the two |",
+          "|---|---:|---:|---:|---:|---|"]
+    for c in CONSTRUCTS:
+        for t in threads:
+            g, l, f = (med_c.get((c, t, r)) for r in RUNTIMES)
+            best = min(x for x in (g, l) if x is not None) if g is not None or l is not None else None
+            md.append(f"| {c} | {t} | {fmt(g)} | {fmt(l)} | {fmt(f)} | {verdict(f, best) if t == 2 else ''} |")
+    md += ["", "## Task programs (seconds)\n",
+           "| program | threads | libgomp | libomp | forkjoin-omp | libgomp / forkjoin-omp | target |",
+           "|---|---:|---:|---:|---:|---:|---|"]
+    for name, arg in programs:
+        for t in threads:
+            g, l, f = (med_p.get((name, t, r)) for r in RUNTIMES)
+            speedup = g / f if g and f else None
+            if t != 2:
+                target = ""
+            elif name == "fib":
+                target = ("met" if speedup and speedup >= 3 else "missed") + " (>= 3x libgomp)"
+            else:
+                target = verdict(f, min(g, l)) + " (<= best)"
+            md.append(f"| {name}({arg}) | {t} | {fmt(g, 4)} | {fmt(l, 4)} | {fmt(f, 4)} | {fmt(speedup, 2)} | {target} |")
+    with open(os.path.join(a.out, "omp.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is missing: no chart (omp.png); the table is in omp.md")
+        return
+    t = 2 if 2 in threads else threads[-1]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(14, 5), gridspec_kw={"width_ratios": [3, 1.4]})
+    width = 0.27
+    for i, r in enumerate(RUNTIMES):
+        ax1.bar([x + (i - 1) * width for x in range(len(CONSTRUCTS))],
+                [max(med_c.get((c, t, r), 0), 0.005) for c in CONSTRUCTS], width, label=r)
+        ax2.bar([x + (i - 1) * width for x in range(len(programs))],
+                [med_p[(n, t, "libgomp")] / med_p[(n, t, r)] if (n, t, r) in med_p else 0 for n, _ in programs],
+                width, label=r)
+    ax1.set_xticks(range(len(CONSTRUCTS)), CONSTRUCTS, rotation=30)
+    ax1.set_yscale("log")
+    ax1.set_ylabel("overhead per construct (us, log scale, lower is better)")
+    ax1.set_title(f"EPCC construct overhead, {t} threads")
+    ax1.legend()
+    ax2.set_xticks(range(len(programs)), [f"{n}({v})" for n, v in programs], rotation=30)
+    ax2.set_ylabel("speed relative to libgomp (higher is better)")
+    ax2.set_title(f"task programs, {t} threads")
+    ax2.axhline(1.0, color="grey", linewidth=0.8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(a.out, "omp.png"), dpi=110)
+    print(f"chart: {os.path.join(a.out, 'omp.png')}")
+
+
+if __name__ == "__main__":
+    main()
