@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "mailbox.hpp"
 #include "pool_impl.hpp"
 
 namespace forkjoin {
@@ -226,7 +227,9 @@ pool::stats pool::statistics() const noexcept {
   return s;
 }
 
-pool& default_pool() {
+pool& default_pool() { return detail::default_pool_with(pool_options{}); }
+
+pool& detail::default_pool_with(const pool_options& options) {
   // Never destroyed: never joined at exit. Recreated in a fork() child [P-FORK]; the
   // parent's copy is leaked there, since its threads do not exist.
   pool* p = detail::g_default_pool.load(std::memory_order_acquire);  // pairs with the release store below
@@ -236,7 +239,7 @@ pool& default_pool() {
   std::lock_guard<std::mutex> lock(detail::g_default_pool_mutex);
   p = detail::g_default_pool.load(std::memory_order_relaxed);  // the mutex orders it
   if (p == nullptr || detail::g_default_pool_generation.load(std::memory_order_relaxed) != gen) {
-    p = new pool();
+    p = new pool(options);
     detail::g_default_pool_generation.store(gen, std::memory_order_relaxed);
     detail::g_default_pool.store(p, std::memory_order_release);  // pairs with the acquire load above
   }

@@ -27,7 +27,9 @@ namespace forkjoin::detail {
 struct worker_slot : worker {
   worker_slot(pool_impl* p, std::uint32_t index, std::uint32_t pool_size, const std::atomic<std::uint64_t>* idle_word,
               const std::atomic<std::size_t>* injected = nullptr)
-      : worker(p, index, pool_size, idle_word, injected), rng_(xorshift64::for_stream(index)) {}
+      : worker(p, index, pool_size, idle_word, injected),
+        rng_(xorshift64::for_stream(index)),
+        available_(index != 0 ? 1 : 0) {}
 
   // Owner-thread state (the thread currently bound to the slot).
   std::uint32_t ticks_ = 0;           // local jobs since the injection queue was last polled
@@ -43,6 +45,12 @@ struct worker_slot : worker {
   std::atomic<std::uint32_t> iso_seq_{0};
   std::atomic<bool> iso_parked_{false};
   std::atomic<bool> spare_in_use_{false};  // [P-BLOCK Spare] a spare slot held by a live spare
+
+  // [P-LEND] a job handed to this worker by name (mailbox.cpp), and whether it is in its
+  // top-level idle loop, where it takes the mailbox before anything else: 0 no, 1 yes, 2 yes
+  // and reserved by a poster. A background worker starts at 1 (it goes there first).
+  alignas(k_cache_line) std::atomic<job_header*> mailbox_{nullptr};
+  std::atomic<std::uint32_t> available_;
 
   // Statistics, written only by the owner (relaxed load + store, never a read-modify-write).
   alignas(k_cache_line) std::atomic<std::uint64_t> steals_{0};
@@ -68,6 +76,7 @@ class pool_impl final : private work_monitor {
   // worker.cpp: the scheduler.
   void worker_main(worker_slot& w) noexcept;
   job_header* find_work_idle(worker_slot& w) noexcept;
+  job_header* leave_idle(worker_slot& w, job_header* found) noexcept;  // [P-LEND L4]
   // One pass over the injector and every other deque (from a random start, `preferred`
   // first); repeated while some steal lost a race. `batch`: take len/N + 1 injected jobs
   // and keep the rest on w's deque (top-level workers only; waiters take one).

@@ -157,28 +157,56 @@ bool pool_impl::any_work_visible() const noexcept {
 }
 
 job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
+  // [P-LEND L3] a poster that sees 1 (or a reservation, 2) may rely on this loop; only a
+  // worker at 0 can be here for the first time, and nobody else moves it from 0
+  if (w.available_.load(std::memory_order_relaxed) == 0) w.available_.store(1, std::memory_order_relaxed);
+  // [P-LEND L3] a parked idle worker re-checks its mailbox (ReadJob); its poster wakes it
+  auto no_mail = [](const void* s) {
+    return static_cast<const worker_slot*>(s)->mailbox_.load(std::memory_order_relaxed) == nullptr;
+  };
   // [INV-SEARCH] past the searcher cap, go straight to fall_asleep: its ReadJob is the one
   // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
   bool searching = sleep_.try_start_searching(w.sleep_);
   if (!searching) {
-    fall_asleep(w, nullptr, nullptr);
+    fall_asleep(w, no_mail, &w);
     searching = true;
   }
   for (;;) {
     backoff b(options_);
     do {
-      if (job_header* j = steal_sweep(w, -1, true)) {
-        sleep_.stop_searching(w.sleep_);
-        return j;
-      }
-      if (shutting_down()) {  // [P-TERM] drained: nothing visible anywhere
-        sleep_.stop_searching(w.sleep_);
-        return nullptr;
-      }
+      if (w.mailbox_.load(std::memory_order_relaxed) != nullptr) return leave_idle(w, nullptr);  // [P-LEND L3]
+      if (job_header* j = steal_sweep(w, -1, true)) return leave_idle(w, j);
+      if (shutting_down()) return leave_idle(w, nullptr);  // [P-TERM] drained: nothing visible anywhere
     } while (searching && b.step());
-    fall_asleep(w, nullptr, nullptr);
+    fall_asleep(w, no_mail, &w);
     searching = true;
   }
+}
+
+job_header* pool_impl::leave_idle(worker_slot& w, job_header* found) noexcept {
+  sleep_.stop_searching(w.sleep_);
+  // [P-LEND L4] seq_cst: Dekker with the poster's L1/L2. A reserved worker (R1) waits for the
+  // post its reserver is about to make, and runs that first.
+  if (w.available_.exchange(0, std::memory_order_seq_cst) == 2) {
+    for (int round = 0; w.mailbox_.load(std::memory_order_relaxed) == nullptr; ++round) {
+      if (round < 64)
+        cpu_relax();
+      else
+        sched_yield();
+    }
+  }
+  if (w.mailbox_.load(std::memory_order_seq_cst) == nullptr) return found;     // [P-LEND L4] Dekker with L1
+  job_header* mail = w.mailbox_.exchange(nullptr, std::memory_order_acquire);  // [P-LEND L5] pairs with L1
+  if (mail == nullptr) return found;                                           // withdrawn by its poster [P-LEND L6]
+  if (found != nullptr) {  // the named job first; the stolen one stays stealable
+    const std::uint32_t own = w.deque_.tag();
+    w.deque_.set_tag(w.found_tag_);  // [P-ISO Adopt] it keeps the region it was stolen from
+    w.deque_.push_private(found);
+    w.deque_.set_tag(own);
+    on_new_internal_work(w);
+  }
+  w.found_tag_ = 0;  // [P-ISO Adopt] a job handed over by name belongs to no region
+  return mail;
 }
 
 void pool_impl::worker_main(worker_slot& w) noexcept {
