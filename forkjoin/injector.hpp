@@ -23,6 +23,8 @@ class injector {
   job_header* pop_batch(std::size_t max, std::size_t& taken) noexcept;
   // A relaxed hint, exact under the sleep protocol's fences ([P-SLEEP] ReadJob).
   std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
+  // The same count, for workers to poll without a call ([P-FAIR Poll]).
+  const std::atomic<std::size_t>& size_word() const noexcept { return size_; }
 
  private:
   std::mutex mutex_;

@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "mailbox.hpp"
 #include "pool_impl.hpp"
 
 namespace forkjoin {
@@ -38,6 +39,7 @@ void* thread_entry(void* arg) {
   pool_impl* p = start->pool;
   worker_slot* w = start->slot;
   start.reset();
+  p->apply_fp_mode();
   p->worker_main(*w);
   return nullptr;
 }
@@ -92,12 +94,15 @@ pool_options resolve_thread_count(pool_options o) {
   std::size_t n = o.num_threads == 0 ? default_concurrency() : o.num_threads;
   if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
   o.num_threads = n;
+  if (o.max_spare_threads > pool_options::k_max_spare_threads) o.max_spare_threads = pool_options::k_max_spare_threads;
   return o;
 }
 }  // namespace
 
 pool_impl::pool_impl(const pool_options& options)
-    : options_(resolve_thread_count(options)), sleep_(options_.num_threads, *this) {
+    : options_(resolve_thread_count(options)),
+      sleep_(options_.num_threads, *this, options_.max_spare_threads),
+      spare_slots_(std::make_unique<std::atomic<worker_slot*>[]>(options_.max_spare_threads)) {
   register_fork_handler();
   fork_generation_ = current_fork_generation();
   // [P-BUDGET] every pool shares the budget except one sized explicitly above it.
@@ -106,7 +111,7 @@ pool_impl::pool_impl(const pool_options& options)
   slots_.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
     slots_.push_back(std::make_unique<worker_slot>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n),
-                                                   &sleep_.word()));
+                                                   &sleep_.word(), &injector_.size_word()));
   observer_ = observer::create(*this);  // trace rings and FORKJOIN_STATS, before any thread runs
 
   const std::vector<int> cpus = options_.pin_threads ? allowed_cpus() : std::vector<int>{};
@@ -151,6 +156,7 @@ pool_impl::~pool_impl() {
   sleep_.wake_all();                           // [P-TERM Wake]
   if (budgeted_) cpu_budget::process().cancel_waiters(&shutdown_);  // [P-BUDGET C1]
   for (pthread_t t : threads_) pthread_join(t, nullptr);            // [P-TERM Join] workers leave only when drained
+  wait_for_spares();                                                // [P-BLOCK Retire] and so do spare threads
   if (observer_) observer_->finish();                               // [P-TRACE] every ring's owner has stopped
 }
 
@@ -219,7 +225,9 @@ std::size_t pool::num_parked() const noexcept { return impl_->sleep().num_parked
 
 pool::stats pool::statistics() const { return detail::pool_statistics(*impl_); }
 
-pool& default_pool() {
+pool& default_pool() { return detail::default_pool_with(pool_options{}); }
+
+pool& detail::default_pool_with(const pool_options& options) {
   // Never destroyed: never joined at exit. Recreated in a fork() child [P-FORK]; the
   // parent's copy is leaked there, since its threads do not exist.
   pool* p = detail::g_default_pool.load(std::memory_order_acquire);  // pairs with the release store below
@@ -229,7 +237,7 @@ pool& default_pool() {
   std::lock_guard<std::mutex> lock(detail::g_default_pool_mutex);
   p = detail::g_default_pool.load(std::memory_order_relaxed);  // the mutex orders it
   if (p == nullptr || detail::g_default_pool_generation.load(std::memory_order_relaxed) != gen) {
-    p = new pool();
+    p = new pool(options);
     detail::g_default_pool_generation.store(gen, std::memory_order_relaxed);
     detail::g_default_pool.store(p, std::memory_order_release);  // pairs with the acquire load above
   }

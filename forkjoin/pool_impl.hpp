@@ -26,14 +26,32 @@ namespace forkjoin::detail {
 // A slot's state that only the compiled runtime touches; detail::worker, its base, holds
 // what the inline templates read. Every slot is allocated as a worker_slot (slot_of).
 struct worker_slot : worker {
-  worker_slot(pool_impl* p, std::uint32_t index, std::uint32_t pool_size, const std::atomic<std::uint64_t>* idle_word)
-      : worker(p, index, pool_size, idle_word), rng_(xorshift64::for_stream(index)) {}
+  worker_slot(pool_impl* p, std::uint32_t index, std::uint32_t pool_size, const std::atomic<std::uint64_t>* idle_word,
+              const std::atomic<std::size_t>* injected = nullptr)
+      : worker(p, index, pool_size, idle_word, injected),
+        rng_(xorshift64::for_stream(index)),
+        available_(index != 0 ? 1 : 0) {}
 
   // Owner-thread state (the thread currently bound to the slot).
-  std::uint32_t ticks_ = 0;          // local jobs since the injection queue was last polled
-  xorshift64 rng_;                   // victim selection
-  std::uintptr_t steal_limit_ = 0;   // below this stack address a waiting worker stops stealing
-  sleep_controller::sleeper sleep_;  // searching mark, futex word, place in the sleeper list
+  std::uint32_t ticks_ = 0;           // local jobs since the injection queue was last polled
+  xorshift64 rng_;                    // victim selection
+  std::uintptr_t steal_limit_ = 0;    // below this stack address a waiting worker stops stealing
+  sleep_controller::sleeper sleep_;   // searching mark, futex word, place in the sleeper list
+  std::int64_t iso_mark_ = 0;         // [P-ISO Mark] an isolated wait pops only above it
+  std::uint32_t found_tag_ = 0;       // [P-ISO Adopt] the tag of the job steal_sweep returned
+  std::uint32_t blocking_depth_ = 0;  // [P-BLOCK] nested blocking() calls of the thread
+  bool blocking_token_ = false;       // [P-BUDGET Block] the CPU token given back by the outermost blocking()
+  // [P-ISO Park] an isolated waiter parks on iso_seq_ with iso_parked_ set; latch setters
+  // bump and wake it. Written by the owner and by setters.
+  std::atomic<std::uint32_t> iso_seq_{0};
+  std::atomic<bool> iso_parked_{false};
+  std::atomic<bool> spare_in_use_{false};  // [P-BLOCK Spare] a spare slot held by a live spare
+
+  // [P-LEND] a job handed to this worker by name (mailbox.cpp), and whether it is in its
+  // top-level idle loop, where it takes the mailbox before anything else: 0 no, 1 yes, 2 yes
+  // and reserved by a poster. A background worker starts at 1 (it goes there first).
+  alignas(k_cache_line) std::atomic<job_header*> mailbox_{nullptr};
+  std::atomic<std::uint32_t> available_;
 
   // Statistics, written only by the owner (relaxed load + store, never a read-modify-write).
   alignas(k_cache_line) std::atomic<std::uint64_t> steals_{0};
@@ -54,7 +72,8 @@ class pool_impl final : private work_monitor {
 
   std::size_t num_threads() const noexcept { return slots_.size(); }
   const pool_options& options() const noexcept { return options_; }
-  worker_slot& slot(std::size_t i) noexcept { return *slots_[i]; }
+  // Slots 0..N-1, then the spare slots [P-BLOCK Spare] (index N + k).
+  worker_slot& slot(std::size_t i) noexcept { return i < slots_.size() ? *slots_[i] : spare_slot(i - slots_.size()); }
   const worker_slot& slot(std::size_t i) const noexcept { return *slots_[i]; }
   sleep_controller& sleep() noexcept { return sleep_; }
   const sleep_controller& sleep() const noexcept { return sleep_; }
@@ -62,6 +81,7 @@ class pool_impl final : private work_monitor {
   // worker.cpp: the scheduler.
   void worker_main(worker_slot& w) noexcept;
   job_header* find_work_idle(worker_slot& w) noexcept;
+  job_header* leave_idle(worker_slot& w, job_header* found) noexcept;  // [P-LEND L4]
   // One pass over the injector and every other deque (from a random start, `preferred`
   // first); repeated while some steal lost a race. `batch`: take len/N + 1 injected jobs
   // and keep the rest on w's deque (top-level workers only; waiters take one).
@@ -77,6 +97,25 @@ class pool_impl final : private work_monitor {
     sleep_.fall_asleep(w.sleep_, wanted, ctx);
     retake_token(held, &shutdown_);
   }
+
+  // isolation.cpp [P-ISO]: the isolated wait's own-deque pop, running a found job under its
+  // tag, the isolated waiter's park and its wake-up.
+  job_header* pop_for_wait(worker_slot& w) noexcept;
+  void run_stolen(worker_slot& w, job_header* j) noexcept;
+  void park_isolated(worker_slot& w, bool (*done)(const void*), const void* ctx) noexcept;
+  static void wake_isolated(worker_slot& w) noexcept;
+
+  // blocking.cpp [P-BLOCK]: blocked workers and spare threads.
+  void begin_blocking(worker_slot& w) noexcept;
+  void end_blocking(worker_slot& w) noexcept;
+  void spare_main(worker_slot& w) noexcept;
+  std::size_t spare_slot_count() const noexcept {
+    return spare_high_.load(std::memory_order_acquire);  // [P-BLOCK Spare] pairs with the release in new_spare_slot
+  }
+  worker_slot& spare_slot(std::size_t k) const noexcept { return *spare_slots_[k].load(std::memory_order_relaxed); }
+  void wait_for_spares() noexcept;
+  // fpmode.cpp: pool_options::flush_denormals, applied by each worker thread at its start.
+  void apply_fp_mode() const noexcept;
 
   // pool.cpp: submissions from outside and the lifecycle.
   void inject(job_header* j);
@@ -98,6 +137,16 @@ class pool_impl final : private work_monitor {
   std::mutex external_slot_;           // held by the external thread bound to slot 0
   injector injector_;
   std::unique_ptr<observer> observer_;  // trace rings and FORKJOIN_STATS; null when neither is on
+
+  // [P-BLOCK] blocking.cpp's state.
+  bool try_start_spare() noexcept;
+  worker_slot* new_spare_slot() noexcept;
+  alignas(k_cache_line) std::atomic<std::size_t> blocked_{0};  // workers inside blocking()
+  std::atomic<std::size_t> spares_active_{0};                  // spares counted against blocked_ (retire when above it)
+  std::atomic<std::size_t> spares_live_{0};                    // spare threads that may still touch the pool
+  std::atomic<std::size_t> spare_high_{0};                     // spare slots created (never freed before the pool)
+  std::unique_ptr<std::atomic<worker_slot*>[]> spare_slots_;
+  std::mutex spare_mutex_;  // creates spare slots
 };
 
 // [P-FORK] incremented in every fork() child.

@@ -10,9 +10,9 @@
 
 namespace forkjoin::detail {
 
-sleep_controller::sleep_controller(std::size_t num_threads, const work_monitor& monitor)
+sleep_controller::sleep_controller(std::size_t num_threads, const work_monitor& monitor, std::size_t extra_sleepers)
     : searcher_cap_(std::max<std::uint32_t>(1, static_cast<std::uint32_t>(num_threads / 2))), monitor_(monitor) {
-  sleepers_.reserve(num_threads);  // fall_asleep's push_back never allocates, so never throws
+  sleepers_.reserve(num_threads + extra_sleepers);  // fall_asleep's push_back never allocates, so never throws
 }
 
 void sleep_controller::start_searching_at_launch(sleeper& s) noexcept {

@@ -43,8 +43,9 @@ class sleep_controller {
     std::atomic<std::uint64_t> parks_{0};                            // statistics, written by the owner only
   };
 
-  // `num_threads` bounds the sleeper list and sets the searcher cap [INV-SEARCH].
-  sleep_controller(std::size_t num_threads, const work_monitor& monitor);
+  // `num_threads` bounds the sleeper list and sets the searcher cap [INV-SEARCH];
+  // `extra_sleepers` makes room in the list for spare threads that wait ([P-BLOCK Spare]).
+  sleep_controller(std::size_t num_threads, const work_monitor& monitor, std::size_t extra_sleepers = 0);
   sleep_controller(const sleep_controller&) = delete;
   sleep_controller& operator=(const sleep_controller&) = delete;
 

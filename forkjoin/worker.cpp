@@ -116,16 +116,19 @@ job_header* pool_impl::take_injected(worker_slot& w, bool batch) noexcept {
 
 job_header* pool_impl::steal_sweep(worker_slot& w, std::int32_t preferred, bool batch) noexcept {
   const std::size_t n = slots_.size();
+  const std::uint32_t tag = w.deque_.tag();  // [P-ISO Steal] an isolated thief takes only its region's jobs
   for (;;) {
     bool lost = false;
     auto try_victim = [&](std::size_t v) -> job_header* {
       bump(w.steal_attempts_);
-      steal_outcome<job_header*> r = slots_[v]->deque_.steal();
+      worker_slot& victim = slot(v);
+      steal_outcome<job_header*> r = tag == 0 ? victim.deque_.steal() : victim.deque_.steal_tagged(tag);
       if (r.result == steal_result::success) {
         r.value->stolen_by.store(static_cast<std::int32_t>(w.index_), std::memory_order_relaxed);
         bump(w.steals_);
         if (w.trace_ != nullptr) w.trace_->instant(trace_kind::steal, reinterpret_cast<std::uintptr_t>(r.value), v);
-        if (options_.steal_half) steal_more(w, *slots_[v]);
+        w.found_tag_ = r.tag;  // [P-ISO Adopt] run_stolen runs it under this tag
+        if (options_.steal_half && r.tag == tag) steal_more(w, victim);
         return r.value;
       }
       if (r.result == steal_result::lost_race) {  // [P-DEQUE E4] a lost race is not empty: sweep again
@@ -142,7 +145,13 @@ job_header* pool_impl::steal_sweep(worker_slot& w, std::int32_t preferred, bool 
       if (v == w.index_) continue;
       if (job_header* j = try_victim(v)) return j;
     }
-    if (job_header* j = take_injected(w, batch)) return j;
+    for (std::size_t k = 0, spares = spare_slot_count(); k < spares; ++k)  // [P-BLOCK Spare] their deques too
+      if (n + k != w.index_)
+        if (job_header* j = try_victim(n + k)) return j;
+    if (tag == 0) {  // [P-ISO Steal] outside work is never run inside an isolated region
+      w.found_tag_ = 0;
+      if (job_header* j = take_injected(w, batch)) return j;
+    }
     if (!lost) return nullptr;
   }
 }
@@ -154,7 +163,7 @@ void pool_impl::steal_more(worker_slot& w, worker& victim) noexcept {
   std::int64_t moved = 0;
   for (std::int64_t i = 0; i < extra; ++i) {
     bump(w.steal_attempts_);
-    steal_outcome<job_header*> r = victim.deque_.steal();
+    steal_outcome<job_header*> r = victim.deque_.steal_tagged(w.deque_.tag());  // [P-ISO Adopt] same tag only
     if (r.result != steal_result::success) {
       if (r.result == steal_result::lost_race) bump(w.lost_races_);
       break;
@@ -171,37 +180,70 @@ void pool_impl::steal_more(worker_slot& w, worker& victim) noexcept {
 
 bool pool_impl::any_work_visible() const noexcept {
   if (injector_.size() != 0) return true;
-  for (const auto& s : slots_) {
-    if (s->deque_.has_public_work()) return true;
-    s->deque_.request_publication(
+  auto visible = [](const worker_slot& s) {
+    if (s.deque_.has_public_work()) return true;
+    s.deque_.request_publication(
         chase_lev_deque<job_header*>::k_asked);  // [P-DEQUE X5] publish and wake at the next push
-  }
+    return false;
+  };
+  for (const auto& s : slots_)
+    if (visible(*s)) return true;
+  for (std::size_t k = 0, spares = spare_slot_count(); k < spares; ++k)  // [P-BLOCK Spare]
+    if (visible(spare_slot(k))) return true;
   return false;
 }
 
 job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
+  // [P-LEND L3] a poster that sees 1 (or a reservation, 2) may rely on this loop; only a
+  // worker at 0 can be here for the first time, and nobody else moves it from 0
+  if (w.available_.load(std::memory_order_relaxed) == 0) w.available_.store(1, std::memory_order_relaxed);
+  // [P-LEND L3] a parked idle worker re-checks its mailbox (ReadJob); its poster wakes it
+  auto no_mail = [](const void* s) {
+    return static_cast<const worker_slot*>(s)->mailbox_.load(std::memory_order_relaxed) == nullptr;
+  };
   // [INV-SEARCH] past the searcher cap, go straight to fall_asleep: its ReadJob is the one
   // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
   bool searching = sleep_.try_start_searching(w.sleep_);
   if (!searching) {
-    fall_asleep_noted(*this, w, nullptr, nullptr);
+    fall_asleep_noted(*this, w, no_mail, &w);
     searching = true;
   }
   for (;;) {
     backoff b(options_, w);
     do {
-      if (job_header* j = steal_sweep(w, -1, true)) {
-        sleep_.stop_searching(w.sleep_);
-        return j;
-      }
-      if (shutting_down()) {  // [P-TERM] drained: nothing visible anywhere
-        sleep_.stop_searching(w.sleep_);
-        return nullptr;
-      }
+      if (w.mailbox_.load(std::memory_order_relaxed) != nullptr) return leave_idle(w, nullptr);  // [P-LEND L3]
+      if (job_header* j = steal_sweep(w, -1, true)) return leave_idle(w, j);
+      if (shutting_down()) return leave_idle(w, nullptr);  // [P-TERM] drained: nothing visible anywhere
     } while (searching && b.step());
-    fall_asleep_noted(*this, w, nullptr, nullptr);
+    fall_asleep_noted(*this, w, no_mail, &w);
     searching = true;
   }
+}
+
+job_header* pool_impl::leave_idle(worker_slot& w, job_header* found) noexcept {
+  sleep_.stop_searching(w.sleep_);
+  // [P-LEND L4] seq_cst: Dekker with the poster's L1/L2. A reserved worker (R1) waits for the
+  // post its reserver is about to make, and runs that first.
+  if (w.available_.exchange(0, std::memory_order_seq_cst) == 2) {
+    for (int round = 0; w.mailbox_.load(std::memory_order_relaxed) == nullptr; ++round) {
+      if (round < 64)
+        cpu_relax();
+      else
+        sched_yield();
+    }
+  }
+  if (w.mailbox_.load(std::memory_order_seq_cst) == nullptr) return found;     // [P-LEND L4] Dekker with L1
+  job_header* mail = w.mailbox_.exchange(nullptr, std::memory_order_acquire);  // [P-LEND L5] pairs with L1
+  if (mail == nullptr) return found;                                           // withdrawn by its poster [P-LEND L6]
+  if (found != nullptr) {  // the named job first; the stolen one stays stealable
+    const std::uint32_t own = w.deque_.tag();
+    w.deque_.set_tag(w.found_tag_);  // [P-ISO Adopt] it keeps the region it was stolen from
+    w.deque_.push_private(found);
+    w.deque_.set_tag(own);
+    on_new_internal_work(w);
+  }
+  w.found_tag_ = 0;  // [P-ISO Adopt] a job handed over by name belongs to no region
+  return mail;
 }
 
 void pool_impl::worker_main(worker_slot& w) noexcept {
@@ -215,10 +257,15 @@ void pool_impl::worker_main(worker_slot& w) noexcept {
       j = take_injected(w, true);
     }
     if (j == nullptr) j = w.deque_.pop();
-    if (j == nullptr) j = find_work_idle(w);
+    if (j != nullptr) {
+      bump(w.jobs_run_);
+      j->execute(j);
+      continue;
+    }
+    j = find_work_idle(w);
     if (j == nullptr) break;
     bump(w.jobs_run_);
-    j->execute(j);
+    run_stolen(w, j);  // [P-ISO Adopt]
   }
   give_back_token();  // [P-BUDGET Park] leaving for good
   tls_worker = nullptr;
@@ -226,12 +273,11 @@ void pool_impl::worker_main(worker_slot& w) noexcept {
 
 template <class Done, class Announce>
 void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, Announce announce) noexcept {
+  const bool isolated = w.deque_.tag() != 0;  // [P-ISO Wait]
   for (;;) {
     backoff b(options_, w);
     while (!done()) {
-      job_header* j = w.deque_.pop();
-      // [P-JOIN Stack] stolen jobs nest on this stack: stop stealing past half of it.
-      if (j == nullptr && !below_steal_limit(w)) j = steal_sweep(w, preferred, false);
+      job_header* j = pop_for_wait(w);
       if (j != nullptr) {
         sleep_.stop_searching(w.sleep_);
         bump(w.jobs_run_);
@@ -239,10 +285,29 @@ void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, An
         b.reset();
         continue;
       }
+      // [P-JOIN Stack] stolen jobs nest on this stack: stop stealing past half of it.
+      if (!below_steal_limit(w)) j = steal_sweep(w, preferred, false);
+      if (j != nullptr) {
+        sleep_.stop_searching(w.sleep_);
+        bump(w.jobs_run_);
+        run_stolen(w, j);  // [P-ISO Adopt]
+        b.reset();
+        continue;
+      }
       if (!b.step()) break;
     }
+    if (isolated) w.iso_parked_.store(true, std::memory_order_relaxed);  // [P-ISO Park] ordered by announce()'s release
     if (done() || !announce()) {
+      w.iso_parked_.store(false, std::memory_order_relaxed);
       sleep_.stop_searching(w.sleep_);
+      return;
+    }
+    if (isolated) {  // [P-ISO Park] only the latch wakes an isolated waiter
+      sleep_.stop_searching(w.sleep_);
+      const bool held = give_back_token();  // [P-BUDGET Park] as fall_asleep does
+      park_isolated(
+          w, [](const void* ctx) { return (*static_cast<const Done*>(ctx))(); }, &done);
+      retake_token(held, &shutdown_);
       return;
     }
     fall_asleep_noted(
@@ -283,10 +348,14 @@ void on_new_internal_work(worker& w) noexcept {
   w.pool_->sleep().notify_internal_work();
 }
 
-void wake_worker(worker& w) noexcept { w.pool_->sleep().wake_specific(slot_of(w).sleep_); }
+void wake_worker(worker& w) noexcept {
+  w.pool_->sleep().wake_specific(slot_of(w).sleep_);
+  pool_impl::wake_isolated(slot_of(w));  // [P-ISO Park]
+}
 
 void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept {
   p.sleep().wake_specific(p.slot(waiter_index).sleep_);
+  pool_impl::wake_isolated(p.slot(waiter_index));  // [P-ISO Park]
 }
 
 }  // namespace forkjoin::detail

@@ -11,8 +11,13 @@
 
 #include "forkjoin/detail/atomic.hpp"
 #include "forkjoin/detail/deque.hpp"
+#include "forkjoin/detail/job.hpp"
 
 #define FORKJOIN_OMP_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace forkjoin {
+class pool;
+}
 
 namespace forkjoin::omp {
 
@@ -252,9 +257,19 @@ struct alignas(forkjoin::detail::k_cache_line) work_share {
 
 // ---- teams -------------------------------------------------------------------------------
 
-struct crew_thread;
-
 struct saved_state;
+struct spare;
+
+// One team thread's turn in a region, as a job: run by the pool worker it was posted to or
+// by a spare thread, whichever takes it ([P-OMP Team S2]).
+struct member_job : forkjoin::detail::job_header {
+  member_job() noexcept : job_header(&execute_fn) {}
+  static void execute_fn(job_header* j) noexcept;
+  team* owner = nullptr;
+  unsigned id = 0;
+  int target = -1;  // the pool worker it was posted to, -1 if none
+  bool late = false;
+};
 
 struct team {
   team(unsigned n);
@@ -275,7 +290,8 @@ struct team {
   alignas(forkjoin::detail::k_cache_line) event wakeup;  // barrier, tasks, ordered, work share slots
   alignas(forkjoin::detail::k_cache_line) std::atomic<long> ws_started{0};
   work_share ws[k_ws_ring];
-  count_latch attached;  // crew threads that may still touch the team ([P-OMP Team E2])
+  count_latch attached;           // team threads 1..n-1 that may still touch the team ([P-OMP Team E2])
+  member_job* members = nullptr;  // threads 1..n-1's turns (members[k - 1])
 
   task* implicit_tasks = nullptr;                              // nthreads of them
   forkjoin::detail::chase_lev_deque<task*>* deques = nullptr;  // one per team thread
@@ -288,7 +304,7 @@ struct team {
   int part_lo = 0, part_len = 0;
 };
 
-// One per OS thread that uses the runtime. Lives until the process ends (crew threads and
+// One per OS thread that uses the runtime. Lives until the process ends (team threads and
 // latches point at it).
 struct thread_state {
   team* cur_team = nullptr;
@@ -303,14 +319,25 @@ struct thread_state {
   std::uint64_t push_seq = 0;  // tasks pushed by this thread, ever
   std::uint64_t rng = 0x9e3779b97f4a7c15ull;
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint32_t> wake{0};  // futex for count_latch owners
-  // team threads this thread reuses as the primary thread of a region at nesting level L
-  // (crews[L - 1]); one crew per level, since the outer crew is busy in the outer region
-  std::vector<std::vector<crew_thread*>> crews;  // [P-OMP Team S2]
-  team* initial_team = nullptr;                  // the team of one of this thread outside every region
+  team* initial_team = nullptr;  // the team of one of this thread outside every region
+  // the spare thread that ran team thread k of this thread's last region that needed one
+  // (spares[k - 1]), preferred next time ([P-OMP Team S2])
+  std::vector<spare*> spares;
+  // on a spare thread, its record's state: idle again just before its turn's E2 (R1)
+  std::atomic<std::uint32_t>* spare_state = nullptr;
+  // pool workers reserved for the region this thread is about to start ([P-OMP Team S4])
+  std::vector<unsigned> reserved;
 };
 
 // The state of the calling thread; created on first use with its initial team and task.
 thread_state& self() noexcept;
+// Makes ts the calling thread's state: a new spare thread takes over a retired one's.
+void adopt_self(thread_state& ts) noexcept;
+// Thread `id`'s turn in team t: the one place where a team thread starts its part of a
+// region (the primary in begin_region, the others in run_member), before the region's body.
+void start_turn(thread_state& ts, team& t, unsigned id) noexcept;
+// A team thread other than the primary: start_turn, the body, the region's end barrier.
+void run_member(thread_state& ts, team& t, unsigned id) noexcept;
 
 // What a primary thread restores when its region ends.
 struct saved_state {
@@ -329,13 +356,25 @@ struct saved_state {
 // gomp_resolve_num_threads does.
 unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept;
 // Creates a team of n threads with the caller as thread 0 and starts threads 1..n-1 on
-// fn(data); the caller then runs its own part and calls end_region. init_ws, if given,
-// sets up the team's first work share before any thread starts (combined constructs).
+// fn(data) (pool workers, else spare threads: start_members); the caller then runs its own part and calls end_region.
+// init_ws, if given, sets up the team's first work share before any thread starts (combined constructs).
 team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags,
                    void (*init_ws)(team&, work_share&, const void*) = nullptr, const void* ws_arg = nullptr);
 void end_region(thread_state& ts) noexcept;
 // The team barrier; runs the team's tasks while it waits.
 void barrier(thread_state& ts) noexcept;
+
+// ---- team threads from the pool (members.cpp, [P-OMP Team S2]) --------------------------
+
+// The workers of forkjoin's default pool that OpenMP regions lend, created with
+// nthreads-var threads if the OpenMP layer is the first to use it.
+forkjoin::pool& omp_pool();
+// On a worker of omp_pool(): reserves up to `wanted` of its idle workers for the region the
+// caller starts next (ts.reserved) and returns how many; -1 when the caller is not a worker.
+int reserve_idle_workers(thread_state& ts, unsigned wanted) noexcept;
+// Hands threads 1..n-1's turns (t.members) to pool workers or spare threads; returns once
+// each is taken or surely will be.
+void start_members(thread_state& ts, team& t) noexcept;
 
 // ---- binding to places (places.cpp, [P-OMP Bind]) ------------------------------------------
 

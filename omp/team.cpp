@@ -1,6 +1,5 @@
-// team.cpp: thread state, the crew of team threads each primary thread keeps, region start
-// and end, and the team barrier. Protocols: forkjoin/DESIGN.md "OpenMP layer" [P-OMP Team],
-// [P-OMP Barrier], [P-OMP Wait], [P-OMP Count].
+// team.cpp: thread state, a team thread's turn, region start and end, and the team barrier. Protocols:
+// forkjoin/DESIGN.md "OpenMP layer" [P-OMP Team], [P-OMP Barrier], [P-OMP Wait], [P-OMP Count].
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -12,6 +11,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "../forkjoin/mailbox.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -103,25 +103,10 @@ void wait_descendants(thread_state& ts, count_latch& latch) noexcept {
 
 // ---- thread state ------------------------------------------------------------------------
 
-struct crew_thread {
-  std::atomic<std::uint32_t> go{0};      // dispatch count; futex word ([P-OMP Team D1])
-  std::atomic<std::uint32_t> parked{0};  // 1 while the thread may be blocked on go
-  team* assigned = nullptr;
-  unsigned id = 0;
-};
-
 namespace {
 thread_local thread_state* tls_state = nullptr;
 
-// [P-OMP Team F1] fork() copies only the calling thread: in the child its crews' threads do
-// not exist, so it forgets them (leaking their records) and starts new ones when needed.
-void forget_crews_in_child() {
-  if (tls_state != nullptr) tls_state->crews.clear();
-}
-
 thread_state& make_self() {
-  static const int registered = pthread_atfork(nullptr, nullptr, &forget_crews_in_child);
-  (void)registered;
   auto* ts = new thread_state;
   auto* t = new team(1);
   t->implicit_tasks[0].icvs = config().initial;
@@ -133,8 +118,9 @@ thread_state& make_self() {
   tls_state = ts;
   return *ts;
 }
+}  // namespace
 
-void reset_member(thread_state& ts, team& t, unsigned id) noexcept {
+void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
   ts.cur_team = &t;
   ts.id = id;
   ts.cur_task = &t.implicit_tasks[id];
@@ -146,55 +132,47 @@ void reset_member(thread_state& ts, team& t, unsigned id) noexcept {
   ts.cur_ws = prestarted ? &t.ws[0] : nullptr;
   ts.static_trip = 0;
   ts.have_chunk = false;
+  bind_team_thread(t, id);  // [P-OMP Bind] B3
 }
 
 void run_member(thread_state& ts, team& t, unsigned id) noexcept {
-  reset_member(ts, t, id);
-  bind_team_thread(t, id);  // [P-OMP Bind] B3
+  start_turn(ts, t, id);
   t.fn(t.data);
   barrier(ts);  // [P-OMP Team E1] the region's end: every task of the team is finished
   ts.cur_team = ts.initial_team;
   ts.id = 0;
   ts.cur_task = &ts.initial_team->implicit_tasks[0];
   ts.cur_ws = nullptr;
+  // a spare may be handed its next turn from here on (its go count keeps it) [P-OMP Team R1];
+  // a worker goes straight to its idle loop after E2, so the next post to it is prompt (S6)
+  if (ts.spare_state != nullptr)
+    ts.spare_state->store(0, std::memory_order_release);  // [P-OMP Team R1] pairs with the claim's acquire
+  else
+    forkjoin::detail::announce_idle();
   t.attached.done();  // [P-OMP Team E2] the last access to the team
 }
 
-void* crew_main(void* arg) {
-  auto* c = static_cast<crew_thread*>(arg);
-  thread_state& ts = self();
-  std::uint32_t seen = 0;
+void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
   for (;;) {
-    int round = config().passive_wait ? k_spin_rounds + k_yield_rounds : 0;
-    while (c->go.load(std::memory_order_acquire) == seen) {  // [P-OMP Team D2] pairs with D1
-      if (round < k_spin_rounds + k_yield_rounds) {
-        spin_pause(round++);
-        continue;
-      }
-      c->parked.store(1, std::memory_order_seq_cst);      // [P-OMP Team D3] Dekker with D1's load of parked
-      if (c->go.load(std::memory_order_seq_cst) == seen)  // [P-OMP Team D3] Dekker with D1
-        futex_wait(c->go, seen);
-      c->parked.store(0, std::memory_order_relaxed);
+    auto* m = static_cast<member_job*>(j);
+    team& t = *m->owner;  // read before the turn: the team (and m) may be gone after E2
+    const unsigned id = m->id;
+    thread_state& ts = self();
+    const bool spare_thread = ts.spare_state != nullptr;  // else a pool worker
+    run_member(ts, t, id);
+    if (spare_thread) return;  // its own loop waits for its next turn
+    // [P-OMP Team S6] a worker stays in the idle loop it announced before E2: a consecutive
+    // region's turn runs here, anything else it found runs as its top-level loop would
+    j = forkjoin::detail::find_idle_work();
+    if (j == nullptr || j->execute != &execute_fn) {
+      unbind_thread();  // [P-OMP Bind] leaving team duty: pool work runs on the initial CPUs
+      if (j != nullptr) j->execute(j);
+      return;
     }
-    seen += 1;
-    run_member(ts, *c->assigned, c->id);
   }
-  return nullptr;
 }
 
-crew_thread* spawn_crew_thread() {
-  auto* c = new crew_thread;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  if (config().stack_size != 0) pthread_attr_setstacksize(&attr, config().stack_size);
-  pthread_t th;
-  int rc = pthread_create(&th, &attr, &crew_main, c);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) fatal("cannot create a team thread (pthread_create failed)");
-  return c;
-}
-}  // namespace
+void adopt_self(thread_state& ts) noexcept { tls_state = &ts; }
 
 thread_state& self() noexcept {
   thread_state* ts = tls_state;
@@ -209,13 +187,17 @@ team::team(unsigned n) : nthreads(n) {
     implicit_tasks[i].implicit = true;
     implicit_tasks[i].owner_team = this;
   }
-  if (n > 1) deques = new forkjoin::detail::chase_lev_deque<task*>[n];
+  if (n > 1) {
+    deques = new forkjoin::detail::chase_lev_deque<task*>[n];
+    members = new member_job[n - 1];
+  }
 }
 
 team::~team() {
   for (unsigned i = 0; i < nthreads; ++i) clear_dependences(&implicit_tasks[i]);
   delete[] implicit_tasks;
   delete[] deques;
+  delete[] members;
   delete saved;
 }
 
@@ -226,6 +208,13 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
   if (ts.cur_team->active_level >= v.max_active_levels) return 1;
   if (v.dyn && n > config().num_procs) n = config().num_procs;
   if (config().thread_limit != 0 && n > config().thread_limit) n = config().thread_limit;
+  // [P-OMP Team S4] on a pool worker and without num_threads, the team is the caller and the
+  // idle workers it could reserve: a parallel_for body that calls an OpenMP-parallel
+  // function never multiplies the threads
+  if (requested == 0 && n > 1) {
+    const int got = reserve_idle_workers(ts, n - 1);
+    if (got >= 0) n = 1 + static_cast<unsigned>(got);
+  }
   return n < 1 ? 1 : n;
 }
 
@@ -258,27 +247,15 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
                              ts.static_trip, ts.chunk_lo, ts.chunk_hi, ts.have_chunk};
   t->attached.owner = &ts;
   t->attached.add(n - 1);
-  reset_member(ts, *t, 0);
-  bind_team_thread(*t, 0);  // [P-OMP Bind] B3
-  // [P-OMP Team S2] the crew: thread k of every region this thread starts at this level is
-  // crew[k - 1], so team thread k is the same OS thread across consecutive regions
-  if (ts.crews.size() < t->level) ts.crews.resize(t->level);
-  std::vector<crew_thread*>& crew = ts.crews[t->level - 1];
-  while (crew.size() < n - 1) crew.push_back(spawn_crew_thread());
-  for (unsigned i = 1; i < n; ++i) {
-    crew_thread* c = crew[i - 1];
-    c->assigned = t;
-    c->id = i;
-    c->go.fetch_add(1, std::memory_order_seq_cst);  // [P-OMP Team D1] release pairs with D2; Dekker with D3
-    if (c->parked.load(std::memory_order_seq_cst) != 0) futex_wake_all(c->go);
-  }
+  start_turn(ts, *t, 0);
+  if (n > 1) start_members(ts, *t);  // [P-OMP Team S2]
   return t;
 }
 
 void end_region(thread_state& ts) noexcept {
   team* t = ts.cur_team;
   barrier(ts);  // [P-OMP Team E1]
-  // [P-OMP Team E3] wait until no crew thread can touch the team any more
+  // [P-OMP Team E3] wait until no team thread can touch the team any more
   wait_latch(ts, t->attached, [] { return false; });
   saved_state& s = *t->saved;
   ts.cur_team = s.cur_team;

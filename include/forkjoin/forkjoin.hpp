@@ -1,6 +1,8 @@
 // forkjoin.hpp: the umbrella header: everything a user of forkjoin needs.
 #pragma once
 
+#include "forkjoin/blocking.hpp"
+#include "forkjoin/isolate.hpp"
 #include "forkjoin/join.hpp"
 #include "forkjoin/parallel_find.hpp"
 #include "forkjoin/parallel_for.hpp"

@@ -50,6 +50,14 @@ struct pool_options {
   bool steal_half = false;
   /// Worker thread names are "<prefix>-<index>" (truncated to 15 characters by Linux).
   std::string thread_name_prefix = "forkjoin";
+  /// Spare threads that forkjoin::blocking may start while workers block, at most this
+  /// many at once (clamped to k_max_spare_threads); 0 starts none (blocking then only
+  /// wakes sleeping workers). Spares retire once idle.
+  std::size_t max_spare_threads = 256;
+  /// Workers (background and spare threads) run with denormals flushed to zero: FTZ and DAZ
+  /// in MXCSR on x86-64, FZ in FPCR on AArch64, nothing elsewhere. The thread inside
+  /// pool::run keeps its own floating-point mode.
+  bool flush_denormals = false;
   /// Record a worker timeline and write it to this file (Chrome Trace Event Format JSON)
   /// when the pool is destroyed and on trace_flush(). Empty = the FORKJOIN_TRACE
   /// environment variable, if set, else no tracing. See docs/tracing.md.
@@ -60,6 +68,7 @@ struct pool_options {
   std::size_t trace_events = 0;
 
   static constexpr std::size_t k_max_threads = 1024;
+  static constexpr std::size_t k_max_spare_threads = 4096;
 };
 
 class pool;

@@ -27,6 +27,7 @@ template <deque_element T>
 struct steal_outcome {
   steal_result result;
   T value;
+  std::uint32_t tag = 0;  // the isolation tag the owner pushed it with ([P-ISO Tag])
 };
 
 template <deque_element T>
@@ -38,6 +39,7 @@ class chase_lev_deque {
     retired_.reserve(64);  // 64 doublings outgrow the address space: push_back never reallocates.
     ring* r = new ring(cap);
     slots_ = r->slots.get();
+    tags_ = r->tags.get();
     mask_ = r->mask;
     ring_.store(r, std::memory_order_relaxed);
   }
@@ -55,7 +57,8 @@ class chase_lev_deque {
     const std::int64_t h = head_;
     if (h - top_seen_ > mask_) [[unlikely]]
       make_room(h);
-    slots_[h & mask_].store(x, std::memory_order_relaxed);  // [P-DEQUE P2]
+    tags_[h & mask_].store(tag_, std::memory_order_relaxed);  // [P-ISO Tag] published with the slot by P3/P4
+    slots_[h & mask_].store(x, std::memory_order_relaxed);    // [P-DEQUE P2]
     head_ = h + 1;
   }
 
@@ -99,23 +102,18 @@ class chase_lev_deque {
 
   // Any thread. Takes the oldest public element. `empty` and `lost_race` differ: after a
   // lost race the deque may still hold work and the caller must not conclude it is idle.
-  steal_outcome<T> steal() noexcept {
-    std::int64_t t = top_.load(std::memory_order_acquire);     // [P-DEQUE S1]
-    seq_cst_fence();                                           // [P-DEQUE S2] pairs with T2 in pop_public
-    std::int64_t b = bottom_.load(std::memory_order_acquire);  // [P-DEQUE S3] pairs with P3/P4
-    if (t >= b) {
-      request_publication(k_asked);  // [P-DEQUE X1] found nothing public: ask the owner to publish
-      return {steal_result::empty, T{}};
-    }
-    ring* r = ring_.load(std::memory_order_acquire);  // [P-DEQUE S4] pairs with the release store in grow()
-    T x = r->get(t);                                  // [P-DEQUE E3] read the slot before the CAS
-    perturb_point();
-    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
-                                      std::memory_order_relaxed))  // [P-DEQUE S5] pairs with T4 and other thieves' S5
-      return {steal_result::lost_race, T{}};
-    if (t + 1 >= b) request_publication(k_emptied);  // [P-DEQUE X3] took the last public element
-    return {steal_result::success, x};
-  }
+  steal_outcome<T> steal() noexcept { return steal_impl<false>(0); }
+  // Any thread. As steal(), but takes the oldest public element only if its owner pushed it
+  // with isolation tag `tag`; otherwise leaves it and reports `empty` ([P-ISO Steal]).
+  steal_outcome<T> steal_tagged(std::uint32_t tag) noexcept { return steal_impl<true>(tag); }
+
+  // Owner thread only. The isolation tag that push_private records with each element
+  // ([P-ISO Tag]); 0 outside every isolated region.
+  std::uint32_t tag() const noexcept { return tag_; }
+  void set_tag(std::uint32_t t) noexcept { tag_ = t; }
+  // Owner thread only. The index one past the newest element: elements pushed from now on
+  // get indices at or above it (an isolated region's mark, [P-ISO Mark]).
+  std::int64_t end_index() const noexcept { return head_; }
 
   // Why the owner should publish at its next push [P-POST Publish]: an idle worker found the
   // public part empty and asked (X1, X5), or the public part became empty (X3, X4, or the
@@ -148,16 +146,47 @@ class chase_lev_deque {
 
  private:
   struct ring {
-    explicit ring(std::int64_t cap) : mask(cap - 1), slots(new std::atomic<T>[static_cast<std::size_t>(cap)]) {}
+    explicit ring(std::int64_t cap)
+        : mask(cap - 1),
+          slots(new std::atomic<T>[static_cast<std::size_t>(cap)]),
+          tags(new std::atomic<std::uint32_t>[static_cast<std::size_t>(cap)]) {}
     std::int64_t mask;
     std::unique_ptr<std::atomic<T>[]> slots;
-    void put(std::int64_t i, T x) noexcept {
+    std::unique_ptr<std::atomic<std::uint32_t>[]> tags;  // [P-ISO Tag] one per slot, written with it
+    void put(std::int64_t i, T x, std::uint32_t tag) noexcept {
+      tags[static_cast<std::size_t>(i & mask)].store(tag, std::memory_order_relaxed);
       slots[static_cast<std::size_t>(i & mask)].store(x, std::memory_order_relaxed);
+    }
+    std::uint32_t get_tag(std::int64_t i) const noexcept {
+      return tags[static_cast<std::size_t>(i & mask)].load(std::memory_order_relaxed);
     }
     T get(std::int64_t i) const noexcept {
       return slots[static_cast<std::size_t>(i & mask)].load(std::memory_order_relaxed);
     }
   };
+
+  template <bool k_filter>
+  steal_outcome<T> steal_impl(std::uint32_t want) noexcept {
+    std::int64_t t = top_.load(std::memory_order_acquire);     // [P-DEQUE S1]
+    seq_cst_fence();                                           // [P-DEQUE S2] pairs with T2 in pop_public
+    std::int64_t b = bottom_.load(std::memory_order_acquire);  // [P-DEQUE S3] pairs with P3/P4
+    if (t >= b) {
+      request_publication(k_asked);  // [P-DEQUE X1] found nothing public: ask the owner to publish
+      return {steal_result::empty, T{}};
+    }
+    ring* r = ring_.load(std::memory_order_acquire);  // [P-DEQUE S4] pairs with the release store in grow()
+    T x = r->get(t);                                  // [P-DEQUE E3] read the slot before the CAS
+    const std::uint32_t tag = r->get_tag(t);          // [P-ISO Steal] and its tag, from the same ring
+    if constexpr (k_filter) {
+      if (tag != want) return {steal_result::empty, T{}};  // [P-ISO Steal] a foreign job: leave it
+    }
+    perturb_point();
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                      std::memory_order_relaxed))  // [P-DEQUE S5] pairs with T4 and other thieves' S5
+      return {steal_result::lost_race, T{}};
+    if (t + 1 >= b) request_publication(k_emptied);  // [P-DEQUE X3] took the last public element
+    return {steal_result::success, x, tag};
+  }
 
   // The owner's cached top_seen_ says the ring looks full: read top again [P-DEQUE P1],
   // and grow only if thieves have not freed a slot since.
@@ -168,10 +197,11 @@ class chase_lev_deque {
     if (h - t <= mask_) return;
     ring* old = ring_.load(std::memory_order_relaxed);
     auto fresh = std::make_unique<ring>(2 * (old->mask + 1));  // may throw: nothing changed yet
-    for (std::int64_t i = t; i < h; ++i) fresh->put(i, old->get(i));
+    for (std::int64_t i = t; i < h; ++i) fresh->put(i, old->get(i), old->get_tag(i));
     perturb_point();
     retired_.push_back(old);  // cannot throw: capacity reserved in the constructor
     slots_ = fresh->slots.get();
+    tags_ = fresh->tags.get();
     mask_ = fresh->mask;
     ring_.store(fresh.release(),
                 std::memory_order_release);  // [P-DEQUE grow] pairs with S4; [P-DEQUE E1] callers use the new ring
@@ -213,7 +243,9 @@ class chase_lev_deque {
   alignas(k_cache_line) std::int64_t head_ = 0;  // end of the private part; head_ >= bottom_
   std::int64_t top_seen_ = 0;                    // a past value of top_ (<= top_): the owner's room check
   std::atomic<T>* slots_ = nullptr;              // the current ring's slots and mask, for the owner
+  std::atomic<std::uint32_t>* tags_ = nullptr;   // and its tags
   std::int64_t mask_ = 0;
+  std::uint32_t tag_ = 0;       // the owner's current isolation tag [P-ISO Tag]
   std::vector<ring*> retired_;  // old rings live until the deque dies [P-DEQUE E5]
 };
 

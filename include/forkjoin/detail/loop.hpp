@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "forkjoin/detail/budget.hpp"
 #include "forkjoin/detail/trace_hooks.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/join.hpp"
@@ -97,6 +98,7 @@ class loop_engine {
       min_grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 128)));
     }
     lazy_ = sched_.max_threads() == 0;
+    sliced_ = budget_ && sched_.chunk() == 0;  // [P-FAIR Budget] engine-chosen grains only
     // No more blocks than grains: an auto_(grain) of the whole range is one chunk.
     const std::size_t grains = static_cast<std::size_t>(n_ / grain_) + (n_ % grain_ != 0 ? 1 : 0);
     return run_blocks(std::min<std::size_t>(team_, grains));
@@ -111,12 +113,29 @@ class loop_engine {
   }
   T lazy_block(U lo, U hi, U grain) {
     T acc = identity_;
+    loop_budget budget(slice_estimate_, sliced_);
     while (hi - lo > grain) {
-      acc = guarded(lo, static_cast<U>(lo + grain), std::move(acc));
+      acc = run_grain(lo, static_cast<U>(lo + grain), std::move(acc), budget);
       lo = static_cast<U>(lo + grain);
       if (lazy_ && hi - lo > grain && demand()) return combine(std::move(acc), split_in_half(lo, hi, grain));
     }
-    return guarded(lo, hi, std::move(acc));
+    return run_grain(lo, hi, std::move(acc), budget);
+  }
+  // [P-FAIR Budget] a grain the engine chose runs in slices of ~64 us, serving outside work
+  // between them; a grain or block the caller sized runs whole, and serves after it.
+  T run_grain(U lo, U hi, T acc, loop_budget& budget) {
+    if (!sliced_) {
+      acc = guarded(lo, hi, std::move(acc));
+      if (budget_) poll_outside_work();
+      return acc;
+    }
+    while (lo != hi && !stop_.load(std::memory_order_relaxed)) {
+      const U step = static_cast<U>(budget.next(static_cast<std::uint64_t>(hi - lo)));
+      acc = guarded(lo, static_cast<U>(lo + step), std::move(acc));
+      lo = static_cast<U>(lo + step);
+      budget.spent(step);
+    }
+    return acc;
   }
 
   // static_(0): OpenMP's blocks. Block b starts at b*q + min(b, r) and has q + (b < r)
@@ -214,7 +233,10 @@ class loop_engine {
     const std::size_t mid = p0 + (p1 - p0) / 2;
     join_published([&] { participants(p0, mid); }, [&] { participants(mid, p1); });
   }
-  void run_one(U lo, U hi, std::size_t slot) { keep_partial(guarded(lo, hi, identity_), slot); }
+  void run_one(U lo, U hi, std::size_t slot) {
+    keep_partial(guarded(lo, hi, identity_), slot);
+    if (budget_) poll_outside_work();  // [P-FAIR Budget] between the caller's chunks
+  }
   void keep_partial(T r, std::size_t slot) {
     if constexpr (std::is_same_v<T, no_result>) {
       (void)r;
@@ -266,6 +288,9 @@ class loop_engine {
   U grain_ = 1;
   U min_grain_ = 1;
   bool lazy_ = true;
+  const bool budget_ = loop_budget_enabled();
+  bool sliced_ = false;
+  std::atomic<std::uint64_t> slice_estimate_{0};  // [P-FAIR Budget] iterations per slice, a shared hint
   U chunk_size_ = 1;
   U tasks_ = 1;
   alignas(k_cache_line) std::atomic<U> cursor_{0};

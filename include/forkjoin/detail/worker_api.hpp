@@ -41,12 +41,14 @@ inline constexpr bool wants_wake(std::uint64_t word) noexcept { return idle_coun
 // and sleep bookkeeping, statistics) in forkjoin/pool_impl.hpp's worker_slot, derived from
 // this. Lives as long as the pool, so latches may point at it.
 struct alignas(k_cache_line) worker {
-  worker(pool_impl* p, std::uint32_t index, std::uint32_t pool_size, const std::atomic<std::uint64_t>* idle_word)
-      : pool_(p), idle_word_(idle_word), index_(index), pool_size_(pool_size) {}
+  worker(pool_impl* p, std::uint32_t index, std::uint32_t pool_size, const std::atomic<std::uint64_t>* idle_word,
+         const std::atomic<std::size_t>* injected = nullptr)
+      : pool_(p), idle_word_(idle_word), injected_(injected), index_(index), pool_size_(pool_size) {}
 
   chase_lev_deque<job_header*> deque_;
   pool_impl* const pool_;
   const std::atomic<std::uint64_t>* const idle_word_;  // the pool's idle_count word, read relaxed
+  const std::atomic<std::size_t>* const injected_;     // the pool's injected-job count, read relaxed [P-FAIR]
   const std::uint32_t index_;
   const std::uint32_t pool_size_;
   trace_ring* trace_ = nullptr;  // this slot's trace ring; null unless tracing (set before any thread runs)

@@ -1,0 +1,68 @@
+// mailbox.cpp: lending a pool's workers by name (DESIGN.md [P-LEND]). The worker's side
+// (taking its mailbox first when it leaves the idle loop) is in worker.cpp.
+#include "mailbox.hpp"
+
+#include <sched.h>
+
+#include "pool_impl.hpp"
+
+namespace forkjoin::detail {
+
+int worker_index_in(pool& p) noexcept {
+  worker* w = tls_worker;
+  return w != nullptr && w->pool_ == &impl_of(p) ? static_cast<int>(w->index_) : -1;
+}
+
+bool reserve_worker(pool& p, std::size_t index) noexcept {
+  std::uint32_t idle = 1;
+  // [P-LEND R1] relaxed: it publishes nothing; the post that follows (L1) does
+  return impl_of(p).slot(index).available_.compare_exchange_strong(idle, 2, std::memory_order_relaxed);
+}
+
+post_result post_to_worker(pool& p, std::size_t index, job_header* j, bool reserved) noexcept {
+  worker_slot& w = impl_of(p).slot(index);
+  // [P-LEND L1] release publishes j's fields to L5; seq_cst: Dekker with the worker's L4. A
+  // reservation waits out a job another poster left there: the worker takes it (L5) or its
+  // poster withdraws it (L6), both soon, since the worker is idle or waiting for a post.
+  for (int round = 0;; ++round) {
+    job_header* empty = nullptr;
+    if (w.mailbox_.compare_exchange_strong(empty, j, std::memory_order_seq_cst)) break;
+    if (!reserved) return post_result::refused;
+    if (round < 64)
+      cpu_relax();
+    else
+      sched_yield();
+  }
+  const std::uint32_t available = w.available_.load(std::memory_order_seq_cst);  // [P-LEND L2] Dekker with L4
+  if (available == 0) return post_result::late;
+  // [P-LEND R2] a worker reserved by another poster is kept for that poster's job
+  if (available == 2 && !reserved && withdraw_from_worker(p, index, j)) return post_result::refused;
+  wake_worker(w);
+  return post_result::prompt;
+}
+
+bool worker_took_or_idle(pool& p, std::size_t index, job_header* j) noexcept {
+  worker_slot& w = impl_of(p).slot(index);
+  if (w.mailbox_.load(std::memory_order_relaxed) != j) return true;     // taken: only its poster withdraws j
+  if (w.available_.load(std::memory_order_seq_cst) == 0) return false;  // [P-LEND L2] Dekker with L4
+  wake_worker(w);
+  return true;
+}
+
+void announce_idle() noexcept {
+  worker_slot& w = slot_of(*tls_worker);
+  if (w.available_.load(std::memory_order_relaxed) == 0) w.available_.store(1, std::memory_order_relaxed);  // L3
+}
+
+job_header* find_idle_work() noexcept {
+  worker_slot& w = slot_of(*tls_worker);
+  return w.pool_->find_work_idle(w);
+}
+
+bool withdraw_from_worker(pool& p, std::size_t index, job_header* j) noexcept {
+  job_header* expected = j;
+  return impl_of(p).slot(index).mailbox_.compare_exchange_strong(
+      expected, nullptr, std::memory_order_relaxed);  // [P-LEND L6] one RMW decides: the worker's L5 or this
+}
+
+}  // namespace forkjoin::detail

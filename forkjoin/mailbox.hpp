@@ -1,0 +1,48 @@
+// mailbox.hpp: how another layer (libforkjoin-omp) lends a pool's workers: ask whether the
+// calling thread is one of them, how many sit idle, and hand one of them a job by name
+// through its mailbox. Protocol: DESIGN.md [P-LEND]. Not installed: the OpenMP layer is
+// compiled with the runtime.
+#pragma once
+
+#include <cstddef>
+
+#include "forkjoin/detail/job.hpp"
+#include "forkjoin/pool.hpp"
+
+namespace forkjoin::detail {
+
+// The calling thread's slot index in p, or -1 if it is not one of p's workers.
+int worker_index_in(pool& p) noexcept;
+// [P-LEND R1] reserves background worker `index` of p if it is in its top-level idle loop
+// and nobody reserved it: it then stays there (or, if it found work meanwhile, waits for the
+// post) until the caller posts to it, which the caller must do next.
+bool reserve_worker(pool& p, std::size_t index) noexcept;
+
+enum class post_result {
+  refused,  // the mailbox already holds a job: nothing was posted (never for a reservation)
+  prompt,   // the worker is idle: it will run the job, soon (woken if parked)
+  late,     // the worker may be busy for long: poll worker_took_or_idle, or withdraw
+};
+// [P-LEND L1, L2] hands j to background worker `index` of p; it runs j from its top-level
+// loop before any other job. j must stay valid until it ran or was withdrawn. With
+// `reserved` (after reserve_worker) it waits for the mailbox to empty instead of refusing.
+post_result post_to_worker(pool& p, std::size_t index, job_header* j, bool reserved) noexcept;
+// After `late`: true once the worker took j (it will run it), or became idle (it will take
+// j soon; woken if parked).
+bool worker_took_or_idle(pool& p, std::size_t index, job_header* j) noexcept;
+// [P-LEND L6] takes j back; true if the worker had not taken it (and now never will).
+bool withdraw_from_worker(pool& p, std::size_t index, job_header* j) noexcept;
+
+// [P-LEND L7] for a worker running a job it took from its mailbox, which will call
+// find_idle_work next without running anything else: from now on it counts as available
+// (L3), so that the next region's post to it is prompt.
+void announce_idle() noexcept;
+// The calling worker's top-level idle loop (its mailbox first, then stealing, then parking):
+// the job it found, or nullptr once its pool shuts down.
+job_header* find_idle_work() noexcept;
+
+// default_pool(), created (if it does not exist yet in this process generation) with
+// `options` instead of the defaults. Other callers get whatever pool exists.
+pool& default_pool_with(const pool_options& options);
+
+}  // namespace forkjoin::detail
