@@ -4,6 +4,7 @@
 #include "forkjoin/join.hpp"
 #include "forkjoin/parallel_for.hpp"
 #include "forkjoin/parallel_reduce.hpp"
+#include "forkjoin/parallel_sort.hpp"
 #include "forkjoin/pool.hpp"
 #include "forkjoin/schedule.hpp"
 #include "forkjoin/task_group.hpp"
