@@ -236,6 +236,6 @@ void parallel_sort(piece<It> r, int depth, Comp& comp) {
   }
 }
 
-inline int depth_limit(std::ptrdiff_t n) { return 2 * std::bit_width(static_cast<std::size_t>(n)); }
+inline int depth_limit(std::ptrdiff_t n) { return 2 * static_cast<int>(std::bit_width(static_cast<std::size_t>(n))); }
 
 }  // namespace forkjoin::detail::sort
