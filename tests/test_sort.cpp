@@ -148,7 +148,9 @@ TEST(ParallelStableSort, MoveOnlyKeepsOrder) {
   });
   for (std::size_t i = 1; i < n; ++i) {
     ASSERT_LE(v[i - 1].first, v[i].first);
-    if (v[i - 1].first == v[i].first) ASSERT_LT(*v[i - 1].second, *v[i].second);
+    if (v[i - 1].first == v[i].first) {
+      ASSERT_LT(*v[i - 1].second, *v[i].second);
+    }
   }
 }
 
