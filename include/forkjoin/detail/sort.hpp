@@ -1,9 +1,11 @@
 // sort.hpp: parallel_sort's introsort. Pivots by median of three (ninther above
-// k_ninther), a Hoare partition whose scans are bounded by the range (a comparator that is
-// not a strict weak ordering can give a wrong order, never an access out of bounds), a
-// partition that drops the run of elements equal to the left neighbour (the parent's pivot)
-// so many duplicates cost O(n log distinct), heap sort below a depth limit of 2 log2(n),
-// insertion sort for small ranges. Above k_parallel_cutoff the two sides are sorted by join.
+// k_ninther); a block partition (comparisons without branches, then swaps) whose every
+// access stays inside the range, so a comparator that is not a strict weak ordering gives
+// a wrong order, never an access out of bounds; a partition that drops the run of elements
+// equal to the left neighbour (the parent's pivot), so many duplicates cost
+// O(n log distinct); a bounded insertion sort after a partition that moved nothing
+// (sorted input runs in linear time); heap sort below a depth limit of 2 log2(n);
+// insertion sort for small ranges. Above k_parallel_cutoff the two sides run by join.
 // Elements move only by swaps and by insertion sort's hole, which is filled back if a
 // comparison throws: after an exception the range is still a permutation of the input.
 #pragma once
@@ -23,24 +25,44 @@ constexpr std::ptrdiff_t k_ninther = 128;
 // nothing next to the work, small enough to leave many pieces to steal.
 constexpr std::ptrdiff_t k_parallel_cutoff = std::ptrdiff_t{1} << 14;
 
+// Moves *i left into the sorted [first, i); returns how far it went. If a comparison
+// throws, the hole is filled back: the range stays a permutation.
+template <class It, class Comp>
+std::ptrdiff_t insert_one(It first, It i, Comp& comp) {
+  if (!comp(*i, *std::prev(i))) return 0;
+  auto tmp = std::move(*i);
+  It hole = i;
+  try {
+    do {
+      *hole = std::move(*std::prev(hole));
+      --hole;
+    } while (hole != first && comp(tmp, *std::prev(hole)));
+  } catch (...) {
+    *hole = std::move(tmp);
+    throw;
+  }
+  *hole = std::move(tmp);
+  return i - hole;
+}
+
 template <class It, class Comp>
 void insertion_sort(It first, It last, Comp& comp) {
   if (first == last) return;
+  for (It i = std::next(first); i != last; ++i) insert_one(first, i, comp);
+}
+
+// Insertion sort that gives up (false) once it has moved elements more than
+// k_partial_limit places in all: finishes nearly sorted ranges in linear time.
+constexpr std::ptrdiff_t k_partial_limit = 8;
+template <class It, class Comp>
+bool partial_insertion_sort(It first, It last, Comp& comp) {
+  if (first == last) return true;
+  std::ptrdiff_t moved = 0;
   for (It i = std::next(first); i != last; ++i) {
-    if (!comp(*i, *std::prev(i))) continue;
-    auto tmp = std::move(*i);
-    It hole = i;
-    try {
-      do {
-        *hole = std::move(*std::prev(hole));
-        --hole;
-      } while (hole != first && comp(tmp, *std::prev(hole)));
-    } catch (...) {
-      *hole = std::move(tmp);  // the range stays a permutation
-      throw;
-    }
-    *hole = std::move(tmp);
+    moved += insert_one(first, i, comp);
+    if (moved > k_partial_limit) return std::next(i) == last;
   }
+  return true;
 }
 
 template <class It, class Comp>
@@ -121,11 +143,37 @@ It block_scan(It first, It l, It r, Comp& comp) {
 }
 
 // Pivot in *first. Afterwards [first, p) < pivot, *p is the pivot, (p, last) >= pivot.
+// Also says whether the range was already partitioned (no element had to move).
+template <class It>
+struct partitioned {
+  It pivot;
+  bool already;
+};
 template <class It, class Comp>
-It partition_right(It first, It last, Comp& comp) {
-  It i = block_scan(first, first + 1, last, comp) - 1;
+partitioned<It> partition_right(It first, It last, Comp& comp) {
+  It i = first + 1;
+  It j = last;
+  while (i < j && comp(*i, *first)) ++i;
+  while (i < j && !comp(*(j - 1), *first)) --j;
+  const bool already = i >= j;
+  if (!already) {
+    --j;
+    std::iter_swap(i, j);
+    i = block_scan(first, i + 1, j, comp);
+  }
+  --i;
   std::iter_swap(first, i);
-  return i;
+  return {i, already};
+}
+
+// After a partition that moved nothing and is not lopsided, the input was probably sorted
+// (or nearly): try to finish both sides by bounded insertion sorts.
+template <class It, class Comp>
+bool finish_if_sorted(It first, partitioned<It> p, It last, Comp& comp) {
+  const std::ptrdiff_t n = last - first;
+  const std::ptrdiff_t left = p.pivot - first;
+  if (!p.already || left < n / 8 || n - left - 1 < n / 8) return false;
+  return partial_insertion_sort(first, p.pivot, comp) && partial_insertion_sort(p.pivot + 1, last, comp);
 }
 
 // Pivot in *first, known to be no greater than any element (it equals the left
@@ -199,7 +247,9 @@ void serial_sort(piece<It> r, int depth, Comp& comp) {
       r.first = partition_left(r.first, r.last, comp) + 1;
       continue;
     }
-    It p = partition_right(r.first, r.last, comp);
+    const partitioned<It> part = partition_right(r.first, r.last, comp);
+    if (finish_if_sorted(r.first, part, r.last, comp)) return;
+    It p = part.pivot;
     if (p - r.first < r.last - p) {
       serial_sort(piece<It>{r.first, p, r.left, r.has_left}, depth, comp);
       r = piece<It>{p + 1, r.last, p, true};
@@ -224,7 +274,9 @@ void parallel_sort(piece<It> r, int depth, Comp& comp) {
       r.first = partition_left(r.first, r.last, comp) + 1;
       continue;
     }
-    It p = partition_right(r.first, r.last, comp);
+    const partitioned<It> part = partition_right(r.first, r.last, comp);
+    if (finish_if_sorted(r.first, part, r.last, comp)) return;
+    It p = part.pivot;
     join(
         [&] {
           parallel_sort(piece<It>{r.first, p, r.left, r.has_left}, depth, comp);
