@@ -4,6 +4,7 @@
 // throwing child whose successors are skipped; many children in one group; nested groups;
 // groups outside every pool.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <array>
 #include <atomic>
@@ -31,27 +32,27 @@ struct task_spec {
 struct graph_run {
   std::vector<std::atomic<int>> runs;
   std::vector<std::int64_t> start, end;
-  std::vector<std::int64_t> seen;  // what each task read/wrote (see body)
+  std::vector<std::uint64_t> seen;  // what each task read/wrote (see body)
   explicit graph_run(std::size_t n) : runs(n), start(n), end(n), seen(n) {}
 };
 
 // The body of task i: reads or updates the keys' values as its modes say; the result is
 // deterministic exactly when the dependencies are respected.
-void body(std::size_t i, const task_spec& t, std::array<std::int64_t, k_keys>& values, graph_run* r,
+void body(std::size_t i, const task_spec& t, std::array<std::uint64_t, k_keys>& values, graph_run* r,
           std::atomic<std::int64_t>* clock, unsigned spin) {
   if (r != nullptr) {
     r->runs[i].fetch_add(1, std::memory_order_relaxed);
     r->start[i] = clock->fetch_add(1);
   }
   for (unsigned k = 0; k < spin; ++k) asm volatile("" ::: "memory");
-  std::int64_t acc = static_cast<std::int64_t>(i);
+  std::uint64_t acc = i;  // unsigned: the hash may wrap
   for (auto [key, mode] : t.deps) {
     if (mode == dependency::access::in) {
       acc = acc * 7 + values[static_cast<std::size_t>(key)];
     } else if (mode == dependency::access::out) {
-      values[static_cast<std::size_t>(key)] = static_cast<std::int64_t>(i) * 1000 + key;
+      values[static_cast<std::size_t>(key)] = i * 1000 + static_cast<std::uint64_t>(key);
     } else {
-      values[static_cast<std::size_t>(key)] = values[static_cast<std::size_t>(key)] * 31 + static_cast<std::int64_t>(i);
+      values[static_cast<std::size_t>(key)] = values[static_cast<std::size_t>(key)] * 31 + i;
     }
   }
   if (r != nullptr) {
@@ -97,7 +98,7 @@ std::vector<std::pair<std::size_t, std::size_t>> required_edges(const std::vecto
 }
 
 template <class Group>
-void spawn(Group& group, std::size_t i, const task_spec& t, std::array<std::int64_t, k_keys>& values, graph_run* r,
+void spawn(Group& group, std::size_t i, const task_spec& t, std::array<std::uint64_t, k_keys>& values, graph_run* r,
            std::atomic<std::int64_t>* clock, unsigned spin) {
   auto dep = [&](std::size_t d) {
     auto [key, mode] = t.deps[d];
@@ -130,12 +131,12 @@ TEST(TaskDeps, RandomGraphsMatchTheSerialModel) {
       const auto graph = random_graph(n, rng);
       const unsigned spin = static_cast<unsigned>(rng() % 2000);
 
-      std::array<std::int64_t, k_keys> serial_values{};
+      std::array<std::uint64_t, k_keys> serial_values{};
       graph_run serial(n);
       std::atomic<std::int64_t> serial_clock{0};
       for (std::size_t i = 0; i < n; ++i) body(i, graph[i], serial_values, &serial, &serial_clock, 0);
 
-      std::array<std::int64_t, k_keys> values{};
+      std::array<std::uint64_t, k_keys> values{};
       graph_run r(n);
       std::atomic<std::int64_t> clock{0};
       p.run([&] {
@@ -223,30 +224,55 @@ TEST(TaskDeps, CancelledChildrenReleaseTheirSuccessors) {
 TEST(TaskDeps, ManyChildrenInOneGroup) {
   forkjoin::pool p(4);
   const int n = static_cast<int>(scaled(100'000, 10'000));
-  std::array<std::int64_t, 16> slots{};
-  std::vector<std::int64_t> reads(static_cast<std::size_t>(n), -1);
+  std::array<std::uint64_t, 16> slots{};
+  std::vector<std::uint64_t> reads(static_cast<std::size_t>(n), 0);
   p.run([&] {
     forkjoin::task_group g;
     for (int i = 0; i < n; ++i) {
-      std::int64_t& s = slots[static_cast<std::size_t>(i % 16)];
+      std::uint64_t& s = slots[static_cast<std::size_t>(i % 16)];
       if (i % 3 == 0) {
         g.run(forkjoin::in(s), [&reads, &s, i] { reads[static_cast<std::size_t>(i)] = s; });
       } else {
-        g.run(forkjoin::inout(s), [&s, i] { s = s * 3 + i; });
+        g.run(forkjoin::inout(s), [&s, i] { s = s * 3 + static_cast<std::uint64_t>(i); });
       }
     }
     g.wait();
   });
-  std::array<std::int64_t, 16> expect{};
+  std::array<std::uint64_t, 16> expect{};
   for (int i = 0; i < n; ++i) {
-    std::int64_t& s = expect[static_cast<std::size_t>(i % 16)];
+    std::uint64_t& s = expect[static_cast<std::size_t>(i % 16)];
     if (i % 3 == 0) {
       ASSERT_EQ(reads[static_cast<std::size_t>(i)], s) << i;
     } else {
-      s = s * 3 + i;
+      s = s * 3 + static_cast<std::uint64_t>(i);
     }
   }
   EXPECT_EQ(slots, expect);
+}
+
+// 10^5 dependent children with distinct keys in one group, spawned from outside the
+// pool no faster than the pool runs them: the heap must not grow with the total (finished
+// children are freed, their keys leave the map), only with the live window.
+TEST(TaskDeps, MemoryStaysBoundedByTheLiveWindow) {
+  if (forkjoin::test::under_sanitizer()) GTEST_SKIP() << "mallinfo2 does not see a sanitizer's allocator";
+  const int n = 100'000;
+  constexpr int k_window = 2000;
+  std::vector<char> keys(static_cast<std::size_t>(n));
+  std::atomic<int> done{0};
+  std::size_t warm = 0, late = 0;
+  forkjoin::task_group g;
+  for (int i = 0; i < n; ++i) {
+    g.run(forkjoin::in(keys[static_cast<std::size_t>(i / 2)]), forkjoin::out(keys[static_cast<std::size_t>(i)]),
+          [&done] { done.fetch_add(1, std::memory_order_relaxed); });
+    if (i % 1000 == 999) {
+      while (done.load(std::memory_order_relaxed) < i - k_window) std::this_thread::yield();
+      if (i + 1 == 20'000) warm = mallinfo2().uordblks;
+      if (i + 1 == n) late = mallinfo2().uordblks;
+    }
+  }
+  g.wait();
+  EXPECT_EQ(done.load(), n);
+  EXPECT_LT(late, warm + (std::size_t{2} << 20)) << "heap grew by " << (late - warm) << " bytes";
 }
 
 TEST(TaskDeps, NestedGroupsWithDependencies) {
