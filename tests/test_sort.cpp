@@ -190,9 +190,15 @@ TEST(ParallelSort, NotAStrictWeakOrderingStaysInBounds) {
       if (answer == 1) return false;
       return (state.fetch_add(0x9e3779b9u, std::memory_order_relaxed) >> 31) != 0;
     };
-    p.run([&] { forkjoin::parallel_sort(v.begin(), v.end(), comp); });
+    auto w = v;
+    p.run([&] {
+      forkjoin::parallel_sort(v.begin(), v.end(), comp);
+      forkjoin::parallel_stable_sort(w.begin(), w.end(), comp);
+    });
     std::sort(v.begin(), v.end());
     EXPECT_EQ(v, ms) << "answer kind " << answer;
+    std::sort(w.begin(), w.end());
+    EXPECT_EQ(w, ms) << "stable, answer kind " << answer;
   }
 }
 

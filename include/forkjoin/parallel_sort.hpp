@@ -41,19 +41,19 @@ void parallel_sort(It first, It last, Comp comp = {}) {
 
 /// Sorts [first, last) by comp, keeping equivalent elements in their input order, as
 /// std::stable_sort. Uses one buffer of last - first elements; if it cannot be allocated,
-/// sorts as std::stable_sort does (serially, with less memory). Move-only types work.
-/// Runs where parallel_sort runs. If comp or a move throws, the first exception is
-/// rethrown once every branch has stopped; the elements are then valid but in an
-/// unspecified order, some possibly moved-from (as after std::stable_sort).
+/// calls std::stable_sort (serial, less memory; then a comparator that is not a strict
+/// weak ordering is undefined behaviour, as there). Move-only types work. Runs where
+/// parallel_sort runs. If comp or a move throws, the first exception is rethrown once
+/// every branch has stopped; the elements are then valid but in an unspecified order,
+/// some possibly moved-from (as after std::stable_sort). A comp that is not a strict weak
+/// ordering gives an unspecified order, never an access outside the range or the buffer.
 template <std::random_access_iterator It, class Comp = std::less<>>
 requires std::sortable<It, Comp>
 void parallel_stable_sort(It first, It last, Comp comp = {}) {
-  if (detail::merge_sort::levels_for(last - first) == 0) {
-    std::stable_sort(first, last, comp);
-  } else if (detail::tls_worker == nullptr) {
-    default_pool().run([&] { detail::merge_sort::run(first, last, comp); });
-  } else {
+  if (last - first <= detail::merge_sort::k_leaf || detail::tls_worker != nullptr) {
     detail::merge_sort::run(first, last, comp);
+  } else {
+    default_pool().run([&] { detail::merge_sort::run(first, last, comp); });
   }
 }
 

@@ -1,7 +1,9 @@
-// merge_sort.hpp: parallel_stable_sort's merge sort. The range is cut into 2^levels leaves
-// sorted by std::stable_sort; each level merges pairs of sorted runs from the range into a
-// buffer of n elements or back (levels even: the last merge writes the range). A merge of
-// many elements splits at the middle of its longer input and a binary search in the other
+// merge_sort.hpp: parallel_stable_sort's merge sort. The range is cut into 2^levels runs
+// of at most about k_run elements, each sorted by insertion sort (stable, and bounded by
+// the run whatever the comparator answers); each level merges pairs of sorted runs from
+// the range into a buffer of n elements or back (levels even: the last merge writes the
+// range). Above k_leaf elements the halves are sorted by join and merged in parallel: a
+// merge splits at the middle of its longer input and a binary search in the other
 // (lower_bound or upper_bound, so equal elements keep their input order) and merges both
 // halves by join. Elements move by move assignment only.
 #pragma once
@@ -14,11 +16,13 @@
 #include <type_traits>
 #include <utility>
 
+#include "forkjoin/detail/sort.hpp"
 #include "forkjoin/join.hpp"
 
 namespace forkjoin::detail::merge_sort {
 
-constexpr std::ptrdiff_t k_leaf = std::ptrdiff_t{1} << 14;          // at most this many per leaf
+constexpr std::ptrdiff_t k_run = 32;                                // insertion-sorted runs
+constexpr std::ptrdiff_t k_leaf = std::ptrdiff_t{1} << 14;          // sorted serially below
 constexpr std::ptrdiff_t k_serial_merge = std::ptrdiff_t{1} << 14;  // merged serially below
 
 // Stable: on ties the element of [a, a_end) goes first.
@@ -60,15 +64,26 @@ void parallel_merge(Src a, Src a_end, Src b, Src b_end, Dst out, Comp& comp) {
        [&] { parallel_merge(ma, a_end, mb, b_end, out_right, comp); });
 }
 
-// Sorts the n elements at x. levels > 0: the halves are sorted into y (to_y false) or left
-// in x (to_y true) one level down, then merged into the other array.
-template <class It, class T, class Comp>
-void sort_levels(It x, T* y, std::ptrdiff_t n, int levels, bool to_y, Comp& comp) {
+// Sorts the n elements at x into x (to_y false) or into y (to_y true). levels > 0: the
+// halves are sorted one level down with !to_y, then merged into the other array. Every
+// run (levels 0) must have to_y false: the top call picks the parity of levels.
+template <class X, class Y, class Comp>
+void sort_levels(X x, Y y, std::ptrdiff_t n, int levels, bool to_y, Comp& comp) {
   if (levels == 0) {
-    std::stable_sort(x, x + n, comp);  // every leaf has to_y false: levels is even at the top
+    sort::insertion_sort(x, x + n, comp);
     return;
   }
   const std::ptrdiff_t h = n / 2;
+  if (n <= k_leaf) {
+    sort_levels(x, y, h, levels - 1, !to_y, comp);
+    sort_levels(x + h, y + h, n - h, levels - 1, !to_y, comp);
+    if (to_y) {
+      serial_merge(x, x + h, x + h, x + n, y, comp);
+    } else {
+      serial_merge(y, y + h, y + h, y + n, x, comp);
+    }
+    return;
+  }
   join([&] { sort_levels(x, y, h, levels - 1, !to_y, comp); },
        [&] { sort_levels(x + h, y + h, n - h, levels - 1, !to_y, comp); });
   if (to_y) {
@@ -123,20 +138,20 @@ class buffer {
   std::ptrdiff_t live_ = 0;
 };
 
-// Levels such that leaves hold at most k_leaf elements, rounded up to an even count.
-inline int levels_for(std::ptrdiff_t n) {
+// Levels such that runs hold about k_run elements at most, rounded up to the parity asked.
+inline int levels_for(std::ptrdiff_t n, bool odd) {
   int levels = 0;
-  while ((n >> levels) > k_leaf) ++levels;
-  return levels + (levels & 1);
+  while ((n >> levels) > k_run) ++levels;
+  return levels + ((levels & 1) != static_cast<int>(odd));
 }
 
+// Inside a worker, or with at most k_leaf elements (then nothing forks).
 template <class It, class Comp>
 void run(It first, It last, Comp& comp) {
   using value = std::iter_value_t<It>;
   const std::ptrdiff_t n = last - first;
-  const int levels = levels_for(n);
-  if (levels == 0 || tls_worker->pool_size_ == 1) {
-    std::stable_sort(first, last, comp);
+  if (n <= k_run) {
+    sort::insertion_sort(first, last, comp);
     return;
   }
   buffer<value> buf(n);
@@ -144,19 +159,21 @@ void run(It first, It last, Comp& comp) {
     std::stable_sort(first, last, comp);
     return;
   }
-  if constexpr (!std::is_trivially_copyable_v<value>) {
-    // The merges assign into the buffer, so it must hold objects: moved-from copies of
-    // the input (whose values are overwritten before they are read).
+  if constexpr (std::is_trivially_copyable_v<value>) {
+    // The raw buffer holds objects as soon as they are assigned (implicit lifetime).
+    sort_levels(first, buf.get(), n, levels_for(n, false), false, comp);
+  } else {
+    // The merges assign, so the buffer must hold objects: the input itself, moved there
+    // (the range keeps moved-from objects, overwritten before they are read). Then the
+    // sort starts in the buffer and an odd number of levels ends it in the range.
     if constexpr (std::is_nothrow_move_constructible_v<value>) {
       parallel_uninitialized_move(first, buf.get(), n);
     } else {
       std::uninitialized_move(first, last, buf.get());
     }
     buf.set_live(n);
-    // The input now sits in the buffer: move it back, still in parallel, then sort.
-    parallel_merge(buf.get(), buf.get() + n, buf.get() + n, buf.get() + n, first, comp);
+    sort_levels(buf.get(), first, n, levels_for(n, true), true, comp);
   }
-  sort_levels(first, buf.get(), n, levels, false, comp);
 }
 
 }  // namespace forkjoin::detail::merge_sort
