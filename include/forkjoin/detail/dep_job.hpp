@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "forkjoin/detail/task_deps.hpp"
+#include "forkjoin/task_group.hpp"  // which includes this file at its end
 
 namespace forkjoin {
 namespace detail {

@@ -51,7 +51,7 @@ class task_group;
 
 namespace detail {
 
-struct pool_impl;
+class pool_impl;
 class task_deps;
 
 // A dependent child's bookkeeping. Every field but `job` is read and written only under its
