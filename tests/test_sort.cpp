@@ -59,7 +59,7 @@ TEST(ParallelSort, EverySmallSizeAndKind) {
 
 TEST(ParallelSort, LargeRandomEveryThreadCount) {
   std::mt19937 rng(2);
-  const auto big = static_cast<std::size_t>(scaled(50'000, 40'000));
+  const auto big = static_cast<std::size_t>(scaled(50'000, 24'000));
   for (unsigned t = 1; t <= 8; ++t) {
     forkjoin::pool p(t);
     for (int kind = 0; kind < 6; ++kind) {
@@ -86,7 +86,7 @@ TEST(ParallelSort, FromOutsideEveryPoolAndOnADeque) {
 // (key, original index): the stable sort must keep the indices of equal keys increasing.
 TEST(ParallelStableSort, KeepsOrderOfEqualKeysEveryThreadCount) {
   std::mt19937 rng(4);
-  const auto big = static_cast<std::size_t>(scaled(60'000, 40'000));
+  const auto big = static_cast<std::size_t>(scaled(60'000, 24'000));
   for (unsigned t = 1; t <= 8; ++t) {
     forkjoin::pool p(t);
     for (std::uint32_t keys : {2u, 100u, 1u << 30}) {
