@@ -5,15 +5,12 @@
 #include <sched.h>
 
 #include <cerrno>
-#include <charconv>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <system_error>
-#include <thread>
 
 #include "pool_impl.hpp"
 
@@ -21,27 +18,6 @@ namespace forkjoin {
 namespace detail {
 
 namespace {
-
-std::size_t parse_thread_count(const char* name, const char* text) {
-  std::string_view s(text);
-  if (auto comma = s.find(','); comma != std::string_view::npos) s = s.substr(0, comma);  // OpenMP's per-level list
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  std::size_t n = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  if (ec != std::errc{} || end != s.data() + s.size() || n == 0)
-    throw std::invalid_argument(std::string("forkjoin: ") + name + "='" + text + "' is not a positive thread count");
-  return n;
-}
-
-std::size_t default_thread_count() {
-  if (const char* v = std::getenv("FORKJOIN_NUM_THREADS"); v != nullptr && *v != '\0')
-    return parse_thread_count("FORKJOIN_NUM_THREADS", v);
-  if (const char* v = std::getenv("OMP_NUM_THREADS"); v != nullptr && *v != '\0')
-    return parse_thread_count("OMP_NUM_THREADS", v);
-  unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : hw;
-}
 
 struct thread_start {
   pool_impl* pool;
@@ -113,7 +89,7 @@ std::uint32_t current_fork_generation() noexcept { return g_fork_generation.load
 
 namespace {
 pool_options resolve_thread_count(pool_options o) {
-  std::size_t n = o.num_threads == 0 ? default_thread_count() : o.num_threads;
+  std::size_t n = o.num_threads == 0 ? default_concurrency() : o.num_threads;
   if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
   o.num_threads = n;
   return o;
@@ -124,6 +100,8 @@ pool_impl::pool_impl(const pool_options& options)
     : options_(resolve_thread_count(options)), sleep_(options_.num_threads, *this) {
   register_fork_handler();
   fork_generation_ = current_fork_generation();
+  // [P-BUDGET] every pool shares the budget except one sized explicitly above it.
+  budgeted_ = options.num_threads == 0 || options.num_threads <= cpu_budget::process().size();
   const std::size_t n = options_.num_threads;
   slots_.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -156,6 +134,7 @@ pool_impl::pool_impl(const pool_options& options)
   if (error != 0) {                                    // no leaked threads: stop and join the ones that started
     shutdown_.store(true, std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load
     sleep_.wake_all();
+    if (budgeted_) cpu_budget::process().cancel_waiters(&shutdown_);  // [P-BUDGET C1]
     for (pthread_t t : threads_) pthread_join(t, nullptr);
     throw std::system_error(error, std::generic_category(), "forkjoin: cannot start worker thread");
   }
@@ -169,7 +148,8 @@ pool_impl::~pool_impl() {
   shutdown_.store(true,
                   std::memory_order_seq_cst);  // [P-TERM Close] pairs with shutting_down()'s acquire load in ReadJob
   sleep_.wake_all();                           // [P-TERM Wake]
-  for (pthread_t t : threads_) pthread_join(t, nullptr);  // [P-TERM Join] workers leave only when drained
+  if (budgeted_) cpu_budget::process().cancel_waiters(&shutdown_);  // [P-BUDGET C1]
+  for (pthread_t t : threads_) pthread_join(t, nullptr);            // [P-TERM Join] workers leave only when drained
 }
 
 void pool_impl::inject(job_header* j) {
@@ -188,12 +168,15 @@ void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
         "forkjoin: pool created before fork() used in the child; create a new pool "
         "(default_pool() is recreated automatically)");
   bool own_slot = external_slot_.try_lock();
-  if (!own_slot && num_threads() > 1) {
-    inject(&job);  // slot busy: the pool's workers run it while this thread blocks
-    wait(job);
-    return;
+  if (!own_slot) {
+    const token_pause blocked;  // [P-BUDGET Block]
+    if (num_threads() > 1) {
+      inject(&job);  // slot busy: the pool's workers run it while this thread blocks
+      wait(job);
+      return;
+    }
+    external_slot_.lock();  // one slot only: wait for it
   }
-  if (!own_slot) external_slot_.lock();  // one slot only: wait for it
   std::lock_guard<std::mutex> release(external_slot_, std::adopt_lock);
   worker_slot& w = *slots_[0];
   worker* outer = tls_worker;  // a worker of another pool, or nullptr

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cpu_budget.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/detail/xorshift.hpp"
 #include "forkjoin/pool.hpp"
@@ -65,6 +66,12 @@ class pool_impl final : private work_monitor {
   bool any_work_visible() const noexcept;
   template <class Done, class Announce>
   void help_until(worker_slot& w, std::int32_t preferred, Done done, Announce announce) noexcept;
+  // [P-BUDGET Park] sleep_.fall_asleep without the thread's CPU token meanwhile.
+  void fall_asleep(worker_slot& w, bool (*wanted)(const void*), const void* ctx) noexcept {
+    const bool held = give_back_token();
+    sleep_.fall_asleep(w.sleep_, wanted, ctx);
+    retake_token(held, &shutdown_);
+  }
 
   // pool.cpp: submissions from outside and the lifecycle.
   void inject(job_header* j);
@@ -82,6 +89,7 @@ class pool_impl final : private work_monitor {
   sleep_controller sleep_;
   alignas(k_cache_line) std::atomic<bool> shutdown_{false};
   std::uint32_t fork_generation_ = 0;  // [P-FORK] the process generation that owns the threads
+  bool budgeted_ = false;              // [P-BUDGET] its threads share the process's CPU budget
   std::mutex external_slot_;           // held by the external thread bound to slot 0
   injector injector_;
 };

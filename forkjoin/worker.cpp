@@ -147,7 +147,7 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
   // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
   bool searching = sleep_.try_start_searching(w.sleep_);
   if (!searching) {
-    sleep_.fall_asleep(w.sleep_, nullptr, nullptr);
+    fall_asleep(w, nullptr, nullptr);
     searching = true;
   }
   for (;;) {
@@ -162,7 +162,7 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
         return nullptr;
       }
     } while (searching && b.step());
-    sleep_.fall_asleep(w.sleep_, nullptr, nullptr);
+    fall_asleep(w, nullptr, nullptr);
     searching = true;
   }
 }
@@ -170,6 +170,7 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
 void pool_impl::worker_main(worker_slot& w) noexcept {
   tls_worker = &w;
   w.steal_limit_ = steal_limit_of_this_thread();
+  if (budgeted_) take_worker_token(&shutdown_);  // [P-BUDGET Start]
   for (;;) {
     job_header* j = nullptr;
     if (++w.ticks_ >= k_inject_poll_interval) {  // the injector never starves behind local work
@@ -181,6 +182,7 @@ void pool_impl::worker_main(worker_slot& w) noexcept {
     if (j == nullptr) break;
     j->execute(j);
   }
+  give_back_token();  // [P-BUDGET Park] leaving for good
   tls_worker = nullptr;
 }
 
@@ -204,8 +206,8 @@ void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, An
       sleep_.stop_searching(w.sleep_);
       return;
     }
-    sleep_.fall_asleep(
-        w.sleep_, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
+    fall_asleep(
+        w, [](const void* ctx) { return !(*static_cast<const Done*>(ctx))(); }, &done);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "forkjoin/concurrency.hpp"
 #include "forkjoin/detail/job.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 
@@ -22,8 +23,10 @@ namespace forkjoin {
 /// Construction options for a pool. Every field has a usable default.
 struct pool_options {
   /// Threads that work, counting the external thread inside pool::run. 0 = default:
-  /// FORKJOIN_NUM_THREADS, else OMP_NUM_THREADS, else std::thread::hardware_concurrency()
-  /// (1 if that is 0). Values above k_max_threads are clamped to it.
+  /// default_concurrency() (the affinity mask, the cgroup CPU quota and FORKJOIN_NUM_THREADS /
+  /// OMP_NUM_THREADS, whichever is smallest). Values above k_max_threads are clamped to it.
+  /// A pool shares the process's CPU budget unless this is set explicitly above the budget's
+  /// size (DESIGN.md [P-BUDGET]).
   std::size_t num_threads = 0;
   /// Stack size of each background worker, in bytes. Helping waits run stolen jobs on the
   /// waiter's stack; a waiter stops stealing once half of its stack is used.
