@@ -45,7 +45,8 @@ def main():
     med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     reps = max((len(v) for v in times.values()), default=0)
     order = ["fib", "fib_invoke", "skynet", "nqueens", "nqueens14", "uts_t1", "uts_small", "loop_1k", "loop_100k", "imbalanced", "reduce",
-             "matmul", "sort", "jacobi2d", "scan", "histogram", "find_if", "idle_cpu_500ms", "wake_latency"]
+             "matmul", "sort", "sort_lib", "stable_sort", "wavefront", "jacobi2d", "scan", "histogram", "find_if",
+             "idle_cpu_500ms", "wake_latency"]
     workloads = sorted(dict.fromkeys(k[0] for k in times), key=lambda w: order.index(w) if w in order else len(order))
     thread_counts = sorted({k[2] for k in times if k[1] != "serial"})
 
@@ -97,6 +98,11 @@ def main():
                  "blocked_range2d; scan: parallel_inclusive_scan vs std::inclusive_scan(par) and "
                  "tbb::parallel_scan; histogram: per_worker vs tbb::combinable and OpenMP's array reduction; "
                  "find_if: parallel_find_if vs std::find_if(par).")
+    lines.append("sort_lib and stable_sort are each runtime's own call on 2^24 random ints: forkjoin::parallel_sort / "
+                 "parallel_stable_sort, tbb::parallel_sort, std::sort / std::stable_sort(par), serial std::sort / "
+                 "std::stable_sort. wavefront is a 64 x 64 grid of 128 x 128 alignment blocks, each after its upper "
+                 "and left neighbour: task_group in/out dependencies, OpenMP task depend, oneTBB parallel_for_each "
+                 "with a feeder and counters.")
     lines += [""] + per_peer_lines(rows)
     lines += [""] + overhead_lines(med, med_cpu, ctx)
     table = "\n".join(lines) + "\n"

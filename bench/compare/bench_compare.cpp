@@ -32,6 +32,7 @@ namespace {
 bool g_failed = false;
 bool g_quick = false;  // --quick: tiny sizes and short timings; every answer is still checked
 fb::sizes g_size = fb::k_full;
+fb::sort_wave_sizes g_sw = fb::k_sort_wave_full;
 
 struct inputs {
   std::vector<double> reduce;
@@ -41,6 +42,8 @@ struct inputs {
   std::vector<int> sort_input, sort_expected;
   fb::uts::node uts_root;
   std::uint64_t uts_expected = 0;
+  std::vector<int> lib_sort_input, lib_sort_expected;  // sort_lib and stable_sort
+  std::int64_t wave_expected = 0;
 };
 inputs g_in;
 
@@ -107,6 +110,11 @@ void build_inputs() {
   for (int& x : g_in.sort_input) x = static_cast<int>(rng());
   g_in.sort_expected = g_in.sort_input;
   std::sort(g_in.sort_expected.begin(), g_in.sort_expected.end());
+  g_in.lib_sort_input.resize(g_sw.lib_sort_n);
+  for (int& x : g_in.lib_sort_input) x = static_cast<int>(rng());
+  g_in.lib_sort_expected = g_in.lib_sort_input;
+  std::sort(g_in.lib_sort_expected.begin(), g_in.lib_sort_expected.end());
+  g_in.wave_expected = fb::wavefront_expected(g_sw.wave_blocks, g_sw.wave_block);
 }
 
 void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(g_quick ? 5 : 50)); }
@@ -302,6 +310,35 @@ std::vector<workload> workloads() {
                },
                1, false});
   add_algorithm_workloads(w);
+  // The library sorts (each runtime's own call; the sort row above is a join quicksort
+  // kernel written alike for every runtime) and the dependency wavefront.
+  for (bool stable : {false, true})
+    w.push_back({stable ? "stable_sort" : "sort_lib", true,
+                 stable ? +[](const impl& i) { return i.stable_sort_lib != nullptr; }
+                        : +[](const impl& i) { return i.sort_lib != nullptr; },
+                 [stable](benchmark::State& st, const impl& i) {
+                   std::vector<int> v;
+                   for (auto _ : st) {
+                     st.PauseTiming();
+                     v = g_in.lib_sort_input;
+                     st.ResumeTiming();
+                     (stable ? i.stable_sort_lib : i.sort_lib)(v.data(), v.size());
+                     if (!untimed_equal(st, v, g_in.lib_sort_expected)) return fail(st, "library sort: wrong order");
+                   }
+                 },
+                 3, false});
+  w.push_back({"wavefront", true, [](const impl& i) { return i.wave != nullptr; },
+               [](benchmark::State& st, const impl& i) {
+                 fb::wavefront grid(g_sw.wave_blocks, g_sw.wave_block);
+                 for (auto _ : st) {
+                   st.PauseTiming();
+                   grid.reset();
+                   st.ResumeTiming();
+                   const std::int64_t r = i.wave(grid);
+                   if (r != g_in.wave_expected) return check_equal(st, r, g_in.wave_expected, "wavefront");
+                 }
+               },
+               5, false});
   // Idle behaviour (manual time): CPU burned by the whole process in the 500 ms after a
   // burst, and the latency of a 1,000-element loop after 20 ms of idleness.
   w.push_back({"idle_cpu_500ms", true,
@@ -370,6 +407,7 @@ int main(int argc, char** argv) {
   if (g_quick) {
     g_size = fb::k_quick;
     g_algo = fb::k_algorithm_quick;
+    g_sw = fb::k_sort_wave_quick;
   }
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());

@@ -7,6 +7,7 @@
 #include <memory>
 #include <numeric>
 #include <utility>
+#include <vector>
 
 #include "forkjoin/forkjoin.hpp"
 #include "task_group_workloads.hpp"
@@ -120,8 +121,36 @@ const implementation k_impl{
     },
 };
 
+// Library sorts and the wavefront: a task_group child per block, ordered by in/out
+// dependencies on per-block tokens (row -1 and column -1 are tokens nobody writes).
+std::int64_t wave(wavefront& w) {
+  const int nb = w.blocks();
+  std::vector<char> token(static_cast<std::size_t>((nb + 1) * (nb + 1)));
+  auto tok = [&token, nb](int i, int j) -> char& {
+    return token[static_cast<std::size_t>((i + 1) * (nb + 1) + j + 1)];
+  };
+  in_pool([&] {
+    forkjoin::task_group g;
+    for (int i = 0; i < nb; ++i)
+      for (int j = 0; j < nb; ++j)
+        g.run(forkjoin::in(tok(i - 1, j)), forkjoin::in(tok(i, j - 1)), forkjoin::out(tok(i, j)),
+              [&w, i, j] { w.block(i, j); });
+    g.wait();
+  });
+  return w.result();
+}
+
 }  // namespace
 
-const implementation& forkjoin_impl() { return k_impl; }
+const implementation& forkjoin_impl() {
+  static const implementation full = [] {
+    implementation f = k_impl;
+    f.sort_lib = [](int* v, std::size_t n) { in_pool([v, n] { forkjoin::parallel_sort(v, v + n); }); };
+    f.stable_sort_lib = [](int* v, std::size_t n) { in_pool([v, n] { forkjoin::parallel_stable_sort(v, v + n); }); };
+    f.wave = wave;
+    return f;
+  }();
+  return full;
+}
 
 }  // namespace forkjoin::bench

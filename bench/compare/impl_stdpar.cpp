@@ -44,6 +44,14 @@ const implementation k_impl{
 
 }  // namespace
 
-const implementation& stdpar_impl() { return k_impl; }
+const implementation& stdpar_impl() {
+  static const implementation full = [] {
+    implementation s = k_impl;
+    s.sort_lib = [](int* v, std::size_t n) { std::sort(std::execution::par, v, v + n); };
+    s.stable_sort_lib = [](int* v, std::size_t n) { std::stable_sort(std::execution::par, v, v + n); };
+    return s;
+  }();
+  return full;
+}
 
 }  // namespace forkjoin::bench

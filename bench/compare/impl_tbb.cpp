@@ -7,6 +7,7 @@
 #include <oneapi/tbb/combinable.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_for_each.h>
 #include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/parallel_scan.h>
@@ -15,10 +16,12 @@
 #include <oneapi/tbb/task_group.h>
 
 #include <array>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <numeric>
 #include <utility>
+#include <vector>
 
 #include "task_group_workloads.hpp"
 #include "workloads.hpp"
@@ -120,8 +123,37 @@ const implementation k_impl{
     nullptr,
 };
 
+// The wavefront as oneTBB's documentation writes it: parallel_for_each from block (0, 0)
+// with a feeder; each block counts its unfinished neighbours (up, left) and the block that
+// brings a count to zero feeds it.
+std::int64_t wave(wavefront& w) {
+  const int nb = w.blocks();
+  std::vector<std::atomic<int>> count(static_cast<std::size_t>(nb * nb));
+  for (int i = 0; i < nb; ++i)
+    for (int j = 0; j < nb; ++j) count[static_cast<std::size_t>(i * nb + j)] = (i > 0) + (j > 0);
+  const std::pair<int, int> start[] = {{0, 0}};
+  tbb::parallel_for_each(std::begin(start), std::end(start),
+                         [&](const std::pair<int, int>& b, tbb::feeder<std::pair<int, int>>& feed) {
+                           const auto [i, j] = b;
+                           w.block(i, j);
+                           if (j + 1 < nb && --count[static_cast<std::size_t>(i * nb + j + 1)] == 0)
+                             feed.add({i, j + 1});
+                           if (i + 1 < nb && --count[static_cast<std::size_t>((i + 1) * nb + j)] == 0)
+                             feed.add({i + 1, j});
+                         });
+  return w.result();
+}
+
 }  // namespace
 
-const implementation& tbb_impl() { return k_impl; }
+const implementation& tbb_impl() {
+  static const implementation full = [] {
+    implementation t = k_impl;
+    t.sort_lib = [](int* v, std::size_t n) { tbb::parallel_sort(v, v + n); };
+    t.wave = wave;
+    return t;
+  }();
+  return full;
+}
 
 }  // namespace forkjoin::bench

@@ -134,6 +134,98 @@ const implementation k_serial{
 
 }  // namespace
 
-const implementation& serial_impl() { return k_serial; }
+}  // namespace forkjoin::bench
+
+namespace forkjoin::bench {
+
+wavefront::wavefront(int blocks, int block)
+    : blocks_(blocks),
+      block_(block),
+      a_(static_cast<std::size_t>(blocks) * static_cast<std::size_t>(block)),
+      b_(a_.size()),
+      bottom_(static_cast<std::size_t>(blocks) * a_.size()),
+      right_(bottom_.size()),
+      best_(static_cast<std::size_t>(blocks) * static_cast<std::size_t>(blocks)) {
+  std::uint32_t x = 2463534242u;  // xorshift32: the same letters on every platform
+  for (std::size_t i = 0; i < a_.size(); ++i) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    a_[i] = static_cast<std::uint8_t>(x & 3);
+    b_[i] = static_cast<std::uint8_t>((x >> 8) & 3);
+  }
+}
+
+void wavefront::reset() {
+  std::fill(bottom_.begin(), bottom_.end(), -1);
+  std::fill(right_.begin(), right_.end(), -1);
+  std::fill(best_.begin(), best_.end(), -1);
+}
+
+void wavefront::block(int bi, int bj) {
+  constexpr std::int32_t k_match = 2, k_mismatch = -1, k_gap = 1;
+  const auto n = static_cast<std::size_t>(block_);
+  const auto nb = static_cast<std::size_t>(blocks_);
+  const auto i0 = static_cast<std::size_t>(bi), j0 = static_cast<std::size_t>(bj);
+  // Block (i, j)'s last row sits at bottom_[(i * nb + j) * n], its last column at right_[...].
+  const std::int32_t* top = bi > 0 ? &bottom_[((i0 - 1) * nb + j0) * n] : nullptr;
+  const std::int32_t* left = bj > 0 ? &right_[(i0 * nb + j0 - 1) * n] : nullptr;
+  std::vector<std::int32_t> prev(n + 1), cur(n + 1);
+  prev[0] = bi > 0 && bj > 0 ? bottom_[((i0 - 1) * nb + j0 - 1) * n + n - 1] : 0;
+  for (std::size_t j = 0; j < n; ++j) prev[j + 1] = top != nullptr ? top[j] : 0;
+  std::int32_t best = 0;
+  const std::uint8_t* a = &a_[i0 * n];
+  const std::uint8_t* b = &b_[j0 * n];
+  std::int32_t* right = &right_[(i0 * nb + j0) * n];
+  for (std::size_t i = 0; i < n; ++i) {
+    cur[0] = left != nullptr ? left[i] : 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      std::int32_t h = prev[j] + (a[i] == b[j] ? k_match : k_mismatch);
+      h = std::max(h, prev[j + 1] - k_gap);
+      h = std::max(h, cur[j] - k_gap);
+      h = std::max(h, 0);
+      cur[j + 1] = h;
+      best = std::max(best, h);
+    }
+    right[i] = cur[n];
+    std::swap(prev, cur);
+  }
+  std::copy(prev.begin() + 1, prev.end(), &bottom_[(i0 * nb + j0) * n]);
+  best_[i0 * nb + j0] = best;
+}
+
+std::int64_t wavefront::result() const {
+  std::int64_t r = 0;
+  for (std::int32_t b : best_) {
+    if (b < 0) return -1;  // a block was not computed
+    r = std::max<std::int64_t>(r, b);
+  }
+  return r;
+}
+
+std::int64_t wavefront_expected(int blocks, int block) {
+  wavefront w(blocks, block);
+  w.reset();
+  for (int i = 0; i < blocks; ++i)
+    for (int j = 0; j < blocks; ++j) w.block(i, j);
+  return w.result();
+}
+
+// The serial implementation with the sort and wavefront rows (set apart from the
+// positional list).
+const implementation& serial_impl() {
+  static const implementation full = [] {
+    implementation s = k_serial;
+    s.sort_lib = [](int* v, std::size_t n) { std::sort(v, v + n); };
+    s.stable_sort_lib = [](int* v, std::size_t n) { std::stable_sort(v, v + n); };
+    s.wave = [](wavefront& w) {
+      for (int i = 0; i < w.blocks(); ++i)
+        for (int j = 0; j < w.blocks(); ++j) w.block(i, j);
+      return w.result();
+    };
+    return s;
+  }();
+  return full;
+}
 
 }  // namespace forkjoin::bench

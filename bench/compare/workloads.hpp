@@ -70,6 +70,36 @@ inline float jacobi_point(const float* a, int n, int i, int j) {
 }
 inline constexpr int k_find_needle = -1;  // the find workload's value (every other element is >= 0)
 
+// Library sorts (sort_lib, stable_sort_lib: 2^24 random ints) and the dependency wavefront.
+struct sort_wave_sizes {
+  std::size_t lib_sort_n;  // ints
+  int wave_blocks;         // a wave_blocks x wave_blocks grid of blocks
+  int wave_block;          // of wave_block x wave_block cells each
+};
+inline constexpr sort_wave_sizes k_sort_wave_full{std::size_t{1} << 24, 64, 128};
+inline constexpr sort_wave_sizes k_sort_wave_quick{std::size_t{1} << 16, 6, 16};
+
+// Wavefront: the best local alignment score (Smith-Waterman with a linear gap) of two
+// random sequences of blocks * block letters, computed block by block. Block (i, j) reads
+// the last row of block (i-1, j), the last column of block (i, j-1) and the corner of
+// block (i-1, j-1) (ordered through either of the others), so it may run once its upper
+// and left neighbours have finished. A block of 128 x 128 cells takes some tens of us.
+class wavefront {
+ public:
+  wavefront(int blocks, int block);
+  int blocks() const { return blocks_; }
+  void block(int bi, int bj);   // computes block (bi, bj); its neighbours must be done
+  std::int64_t result() const;  // max over every block's best cell
+  void reset();                 // forget every block's output (and result)
+
+ private:
+  int blocks_, block_;
+  std::vector<std::uint8_t> a_, b_;           // the sequences
+  std::vector<std::int32_t> bottom_, right_;  // per block: its last row, its last column
+  std::vector<std::int32_t> best_;            // per block: its best cell
+};
+std::int64_t wavefront_expected(int blocks, int block);  // a serial run, row by row
+
 // One implementation: every function runs on `threads` threads (set by the driver before
 // the call, see begin()) and returns what the driver checks. Null entries: not applicable.
 struct implementation {
@@ -96,6 +126,12 @@ struct implementation {
   void (*scan)(const double* x, double* out, std::size_t n);
   void (*histogram)(const std::uint32_t* v, std::size_t n, std::uint64_t* bins);
   std::size_t (*find)(const int* v, std::size_t n);
+
+  // Library sorts and the dependency wavefront, set by each impl_*.cpp apart from the
+  // positional list above. Null: not applicable.
+  void (*sort_lib)(int* v, std::size_t n) = nullptr;         // the runtime's own parallel sort
+  void (*stable_sort_lib)(int* v, std::size_t n) = nullptr;  // the runtime's own stable sort
+  std::int64_t (*wave)(wavefront& w) = nullptr;              // every block after its upper and left neighbours
 };
 
 const implementation& serial_impl();

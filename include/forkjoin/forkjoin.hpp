@@ -10,6 +10,7 @@
 #include "forkjoin/parallel_reduce.hpp"
 #include "forkjoin/parallel_scan.hpp"
 #include "forkjoin/per_worker.hpp"
+#include "forkjoin/parallel_sort.hpp"
 #include "forkjoin/pool.hpp"
 #include "forkjoin/schedule.hpp"
 #include "forkjoin/task_group.hpp"

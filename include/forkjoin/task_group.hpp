@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "forkjoin/detail/job.hpp"
+#include "forkjoin/detail/task_deps.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/pool.hpp"
 
@@ -25,6 +26,8 @@ inline thread_local const task_group* tls_running_group = nullptr;
 
 template <class F>
 class group_job;
+template <class F>
+class dep_job;
 }  // namespace detail
 
 /// Fork/join with any number of children, as in oneTBB. Children run in the pool of the
@@ -44,11 +47,21 @@ class task_group {
       } catch (...) {  // the destructor never throws; wait() was the place to see it
       }
     }
+    if (detail::task_deps* d = deps_.load(std::memory_order_relaxed)) detail::destroy_task_deps(d);
   }
 
   /// Starts f as a child. If copying or moving f throws, nothing was spawned.
   template <class F>
   void run(F&& f);
+
+  /// Starts the callable (the last argument) as a child ordered after earlier children of
+  /// this group by the dependencies before it (in(x), out(x), inout(x); OpenMP's `task
+  /// depend`): it starts once every earlier child it depends on has finished. Meanwhile it
+  /// holds no thread. A child that throws cancels the group as usual, so every child not
+  /// yet started (its successors among them) is skipped.
+  /// Definition and rules: forkjoin/detail/dep_job.hpp.
+  template <class... A>
+  requires(sizeof...(A) >= 1) void run(dependency d, A&&... rest);
 
   /// Waits until every child has finished, helping with pool work meanwhile; then rethrows
   /// the first exception a child threw, if any, and makes the group reusable. Calling it
@@ -62,6 +75,8 @@ class task_group {
  private:
   template <class F>
   friend class detail::group_job;
+  template <class F>
+  friend class detail::dep_job;
 
   void capture(std::exception_ptr e) noexcept {
     bool expected = false;
@@ -82,6 +97,7 @@ class task_group {
   std::atomic<bool> canceled_{false};
   std::atomic<bool> has_error_{false};
   std::exception_ptr error_;
+  std::atomic<detail::task_deps*> deps_{nullptr};  // created by the first dependent child
 };
 
 namespace detail {
@@ -153,3 +169,5 @@ void task_group::run(F&& f) {
 }
 
 }  // namespace forkjoin
+
+#include "forkjoin/detail/dep_job.hpp"  // IWYU pragma: export
