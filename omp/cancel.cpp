@@ -12,7 +12,7 @@ constexpr int k_cancel_sections = 4;
 constexpr int k_cancel_taskgroup = 8;
 
 bool group_cancelled(const taskgroup* g) noexcept {
-  // [P-OMP Cancel] K3 a taskgroup's set includes the tasks of the taskgroups nested in it;
+  // [P-OMP Cancel K3] a taskgroup's set includes the tasks of the taskgroups nested in it;
   // every group on the chain outlives the tasks counted in the innermost one
   for (; g != nullptr; g = g->prev)
     if (g->cancelled.load(std::memory_order_relaxed)) return true;
@@ -52,14 +52,17 @@ FORKJOIN_OMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
   if (!do_cancel) return GOMP_cancellation_point(which);
   thread_state& ts = self();
   team& t = *ts.cur_team;
+  if ((which & k_cancel_taskgroup) != 0) {  // also outside every parallel region
+    taskgroup* g = ts.cur_task->current_group;
+    if (g != nullptr) g->cancelled.store(true, std::memory_order_relaxed);  // [P-OMP Cancel K3]
+    return true;
+  }
   if (t.level == 0) return true;  // orphaned, outside every parallel region: nothing to cancel
   if ((which & (k_cancel_loop | k_cancel_sections)) != 0) {
-    t.ws_cancelled.store(true, std::memory_order_relaxed);  // [P-OMP Cancel] K2
-  } else if ((which & k_cancel_taskgroup) != 0) {
-    if (taskgroup* g = ts.cur_task->current_group) g->cancelled.store(true, std::memory_order_relaxed);  // K3
+    t.ws_cancelled.store(true, std::memory_order_relaxed);  // [P-OMP Cancel K2]
   } else {
-    t.cancelled.store(true, std::memory_order_relaxed);  // [P-OMP Cancel] K1
-    t.wakeup.notify();  // [P-OMP Cancel] K1 wakes the waiters of cancellable barriers (W2)
+    t.cancelled.store(true, std::memory_order_relaxed);  // [P-OMP Cancel K1]
+    t.wakeup.notify();  // [P-OMP Cancel K1] wakes the waiters of cancellable barriers (W2)
   }
   return true;
 }

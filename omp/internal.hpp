@@ -191,7 +191,7 @@ struct team;
 struct taskgroup {
   count_latch pending;  // tasks of the group (and their descendants) not finished
   taskgroup* prev = nullptr;
-  std::atomic<bool> cancelled{false};  // [P-OMP Cancel] K3
+  std::atomic<bool> cancelled{false};  // [P-OMP Cancel K3]
 };
 
 struct task {
@@ -288,9 +288,9 @@ struct team {
   // [P-OMP Barrier] arrivals in the low 32 bits, generation in the high 32
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> barrier_word{0};
   // the region's end barrier (E1) counts in its own word, so that a cancellable barrier's
-  // waiters and the end never share a generation ([P-OMP Cancel] K4)
+  // waiters and the end never share a generation ([P-OMP Cancel K4])
   std::atomic<std::uint64_t> end_word{0};
-  std::atomic<bool> cancelled{false};     // cancel parallel ([P-OMP Cancel] K1)
+  std::atomic<bool> cancelled{false};     // cancel parallel ([P-OMP Cancel K1])
   std::atomic<bool> ws_cancelled{false};  // cancel for / sections, until the next barrier (K2)
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::int64_t> pending_tasks{0};
   alignas(forkjoin::detail::k_cache_line) event wakeup;  // barrier, tasks, ordered, work share slots
@@ -369,7 +369,7 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
 void end_region(thread_state& ts) noexcept;
 // The team barrier; runs the team's tasks while it waits.
 void barrier(thread_state& ts) noexcept;
-// The cancellable barrier ([P-OMP Cancel] K4): true, possibly without waiting for the
+// The cancellable barrier ([P-OMP Cancel K4]): true, possibly without waiting for the
 // others, when the team is cancelled.
 bool cancel_barrier(thread_state& ts) noexcept;
 void end_barrier(thread_state& ts) noexcept;  // [P-OMP Team E1], in run_member and end_region

@@ -323,7 +323,7 @@ FORKJOIN_OMP_EXPORT void GOMP_loop_end_nowait() { end_loop(self()); }
 FORKJOIN_OMP_EXPORT bool GOMP_loop_end_cancel() {
   thread_state& ts = self();
   end_loop(ts);
-  return cancel_barrier(ts);  // [P-OMP Cancel] K4
+  return cancel_barrier(ts);  // [P-OMP Cancel K4]
 }
 
 FORKJOIN_OMP_EXPORT void GOMP_ordered_start() {

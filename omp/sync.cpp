@@ -89,7 +89,7 @@ FORKJOIN_OMP_EXPORT void GOMP_sections_end_nowait() { ws_leave(self()); }
 FORKJOIN_OMP_EXPORT bool GOMP_sections_end_cancel() {
   thread_state& ts = self();
   ws_leave(ts);
-  return cancel_barrier(ts);  // [P-OMP Cancel] K4
+  return cancel_barrier(ts);  // [P-OMP Cancel K4]
 }
 
 // ---- critical and atomic -----------------------------------------------------------------

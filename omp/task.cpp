@@ -71,7 +71,7 @@ void run_task(thread_state& ts, task* t) noexcept {
   ts.cur_task = t;
   t->children.owner = &ts;
   t->mark = ts.push_seq;  // [P-OMP Task T3] tasks pushed from now on are its descendants
-  if (!t->deferred || !task_cancelled(*t)) t->fn(t->data);  // [P-OMP Cancel] K5 discarded unstarted
+  if (!t->deferred || !task_cancelled(*t)) t->fn(t->data);  // [P-OMP Cancel K5] discarded unstarted
   ts.cur_task = prev;
   finish(ts, t);
 }
@@ -120,7 +120,7 @@ template <class Prepare>
 void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, bool if_clause,
            unsigned flags, Prepare prepare, void** depend = nullptr) {
   thread_state& ts = self();
-  if (creation_cancelled(ts)) return;  // [P-OMP Cancel] K5 nothing to create in a cancelled group or team
+  if (creation_cancelled(ts)) return;  // [P-OMP Cancel K5] nothing to create in a cancelled group or team
   task* parent = ts.cur_task;
   team& tm = *ts.cur_team;
   // [P-OMP Task T1] undeferred: if(false), an included task of a final task, a team of one,

@@ -274,15 +274,15 @@ void end_region(thread_state& ts) noexcept {
 
 namespace {
 // One barrier on `word`. A cancellable one leaves when the team is cancelled, taking its
-// arrival back unless the barrier completed meanwhile ([P-OMP Cancel] K4).
+// arrival back unless the barrier completed meanwhile ([P-OMP Cancel K4]).
 bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancellable) noexcept {
   team& t = *ts.cur_team;
   const unsigned n = t.nthreads;
   if (n == 1) {  // a team of one runs its tasks undeferred: nothing can be pending
-    t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel] K2
+    t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel K2]
     return cancellable && t.cancelled.load(std::memory_order_relaxed);
   }
-  if (cancellable && t.cancelled.load(std::memory_order_relaxed)) return true;  // [P-OMP Cancel] K4
+  if (cancellable && t.cancelled.load(std::memory_order_relaxed)) return true;  // [P-OMP Cancel K4]
   // [P-OMP Barrier B1] arrive; the acq_rel RMWs form one release sequence that B2 reads
   std::uint64_t w = word.fetch_add(1, std::memory_order_acq_rel) + 1;
   const std::uint32_t gen = static_cast<std::uint32_t>(w >> 32);
@@ -290,10 +290,10 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
     std::uint64_t cur = word.load(std::memory_order_acquire);  // [P-OMP Barrier B3] pairs with B2
     if (static_cast<std::uint32_t>(cur >> 32) != gen) return true;
     if (!cancellable || !t.cancelled.load(std::memory_order_relaxed)) return false;
-    // [P-OMP Cancel] K4 take the arrival back while the generation is still this one
+    // [P-OMP Cancel K4] take the arrival back while the generation is still this one
     while (static_cast<std::uint32_t>(cur >> 32) == gen) {
       if (word.compare_exchange_weak(cur, cur - 1, std::memory_order_acq_rel,
-                                     std::memory_order_acquire))  // [P-OMP Cancel] K4 pairs with B1 and B2
+                                     std::memory_order_acquire))  // [P-OMP Cancel K4] pairs with B1 and B2
         return true;
     }
     return true;
@@ -304,7 +304,7 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
     if (static_cast<std::uint32_t>(cur >> 32) != gen || static_cast<std::uint32_t>(cur) != n) return false;
     // everyone arrived: once no task is pending, none can be created any more
     if (t.pending_tasks.load(std::memory_order_acquire) != 0) return false;  // pairs with T4 in task.cpp
-    t.ws_cancelled.store(false, std::memory_order_relaxed);                  // [P-OMP Cancel] K2 published by B2
+    t.ws_cancelled.store(false, std::memory_order_relaxed);                  // [P-OMP Cancel K2] published by B2
     std::uint64_t next = static_cast<std::uint64_t>(gen + 1) << 32;
     if (word.compare_exchange_strong(cur, next,
                                      std::memory_order_acq_rel))  // [P-OMP Barrier B2] pairs with B3
@@ -318,7 +318,7 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
 
 void barrier(thread_state& ts) noexcept { barrier_on(ts, ts.cur_team->barrier_word, false); }
 bool cancel_barrier(thread_state& ts) noexcept { return barrier_on(ts, ts.cur_team->barrier_word, true); }
-// [P-OMP Team E1] the region's end, on its own word ([P-OMP Cancel] K4)
+// [P-OMP Team E1] the region's end, on its own word ([P-OMP Cancel K4])
 void end_barrier(thread_state& ts) noexcept { barrier_on(ts, ts.cur_team->end_word, false); }
 
 }  // namespace forkjoin::omp
