@@ -60,7 +60,7 @@ FORKJOIN_OMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
   if (t.level == 0) return true;  // orphaned, outside every parallel region: nothing to cancel
   if ((which & (k_cancel_loop | k_cancel_sections)) != 0) {
     t.ws_cancelled.store(true, std::memory_order_relaxed);  // [P-OMP Cancel K2]
-  } else {
+  } else if ((which & k_cancel_parallel) != 0) {
     t.cancelled.store(true, std::memory_order_relaxed);  // [P-OMP Cancel K1]
     t.wakeup.notify();  // [P-OMP Cancel K1] wakes the waiters of cancellable barriers (W2)
   }

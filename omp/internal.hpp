@@ -191,8 +191,13 @@ struct team;
 struct taskgroup {
   count_latch pending;  // tasks of the group (and their descendants) not finished
   taskgroup* prev = nullptr;
-  std::atomic<bool> cancelled{false};  // [P-OMP Cancel K3]
+  std::atomic<bool> cancelled{false};    // [P-OMP Cancel K3]
+  std::uintptr_t* reductions = nullptr;  // task reductions in scope: its own or the enclosing group's ([P-OMP Reduce])
 };
+
+// [P-OMP Reduce R1] (reduction.cpp) allocates the per-thread copies of the task-reduction
+// descriptor list `data` for a team of nthreads and links it to the enclosing list `outer`.
+void register_reductions(std::uintptr_t* data, std::uintptr_t* outer, unsigned nthreads);
 
 struct task {
   fn_t fn = nullptr;
@@ -364,8 +369,10 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept;
 // Creates a team of n threads with the caller as thread 0 and starts threads 1..n-1 on
 // fn(data) (pool workers, else spare threads: start_members); the caller then runs its own part and calls end_region.
 // init_ws, if given, sets up the team's first work share before any thread starts (combined constructs).
+// group, if given, becomes every implicit task's taskgroup (parallel reduction(task, ...)).
 team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags,
-                   void (*init_ws)(team&, work_share&, const void*) = nullptr, const void* ws_arg = nullptr);
+                   void (*init_ws)(team&, work_share&, const void*) = nullptr, const void* ws_arg = nullptr,
+                   taskgroup* group = nullptr);
 void end_region(thread_state& ts) noexcept;
 // The team barrier; runs the team's tasks while it waits.
 void barrier(thread_state& ts) noexcept;

@@ -219,7 +219,7 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
 }
 
 team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags,
-                   void (*init_ws)(team&, work_share&, const void*), const void* ws_arg) {
+                   void (*init_ws)(team&, work_share&, const void*), const void* ws_arg, taskgroup* group) {
   auto* t = new team(n);
   team& outer = *ts.cur_team;
   t->level = outer.level + 1;
@@ -234,7 +234,10 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
   const auto& list = config().nthreads_list;
   if (t->level < list.size()) inherited.nthreads = list[t->level];
   plan_binding(ts, *t, flags, inherited);  // [P-OMP Bind] B1
-  for (unsigned i = 0; i < n; ++i) t->implicit_tasks[i].icvs = inherited;
+  for (unsigned i = 0; i < n; ++i) {
+    t->implicit_tasks[i].icvs = inherited;
+    t->implicit_tasks[i].current_group = group;  // [P-OMP Reduce R4]
+  }
   if (init_ws != nullptr) {
     // [P-OMP Team S3] the first work share of a combined construct, before any thread starts
     init_ws(*t, t->ws[0], ws_arg);
@@ -279,7 +282,8 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
   team& t = *ts.cur_team;
   const unsigned n = t.nthreads;
   if (n == 1) {  // a team of one runs its tasks undeferred: nothing can be pending
-    t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel K2]
+    if (t.ws_cancelled.load(std::memory_order_relaxed))
+      t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel K2]
     return cancellable && t.cancelled.load(std::memory_order_relaxed);
   }
   if (cancellable && t.cancelled.load(std::memory_order_relaxed)) return true;  // [P-OMP Cancel K4]
@@ -304,7 +308,8 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
     if (static_cast<std::uint32_t>(cur >> 32) != gen || static_cast<std::uint32_t>(cur) != n) return false;
     // everyone arrived: once no task is pending, none can be created any more
     if (t.pending_tasks.load(std::memory_order_acquire) != 0) return false;  // pairs with T4 in task.cpp
-    t.ws_cancelled.store(false, std::memory_order_relaxed);                  // [P-OMP Cancel K2] published by B2
+    if (t.ws_cancelled.load(std::memory_order_relaxed))
+      t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel K2] published by B2
     std::uint64_t next = static_cast<std::uint64_t>(gen + 1) << 32;
     if (word.compare_exchange_strong(cur, next,
                                      std::memory_order_acq_rel))  // [P-OMP Barrier B2] pairs with B3
