@@ -191,7 +191,13 @@ struct team;
 struct taskgroup {
   count_latch pending;  // tasks of the group (and their descendants) not finished
   taskgroup* prev = nullptr;
+  std::atomic<bool> cancelled{false};    // [P-OMP Cancel K3]
+  std::uintptr_t* reductions = nullptr;  // task reductions in scope: its own or the enclosing group's ([P-OMP Reduce])
 };
+
+// [P-OMP Reduce R1] (reduction.cpp) allocates the per-thread copies of the task-reduction
+// descriptor list `data` for a team of nthreads and links it to the enclosing list `outer`.
+void register_reductions(std::uintptr_t* data, std::uintptr_t* outer, unsigned nthreads);
 
 struct task {
   fn_t fn = nullptr;
@@ -286,6 +292,11 @@ struct team {
 
   // [P-OMP Barrier] arrivals in the low 32 bits, generation in the high 32
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> barrier_word{0};
+  // the region's end barrier (E1) counts in its own word, so that a cancellable barrier's
+  // waiters and the end never share a generation ([P-OMP Cancel K4])
+  std::atomic<std::uint64_t> end_word{0};
+  std::atomic<bool> cancelled{false};     // cancel parallel ([P-OMP Cancel K1])
+  std::atomic<bool> ws_cancelled{false};  // cancel for / sections, until the next barrier (K2)
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::int64_t> pending_tasks{0};
   alignas(forkjoin::detail::k_cache_line) event wakeup;  // barrier, tasks, ordered, work share slots
   alignas(forkjoin::detail::k_cache_line) std::atomic<long> ws_started{0};
@@ -358,11 +369,25 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept;
 // Creates a team of n threads with the caller as thread 0 and starts threads 1..n-1 on
 // fn(data) (pool workers, else spare threads: start_members); the caller then runs its own part and calls end_region.
 // init_ws, if given, sets up the team's first work share before any thread starts (combined constructs).
+// group, if given, becomes every implicit task's taskgroup (parallel reduction(task, ...)).
 team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags,
-                   void (*init_ws)(team&, work_share&, const void*) = nullptr, const void* ws_arg = nullptr);
+                   void (*init_ws)(team&, work_share&, const void*) = nullptr, const void* ws_arg = nullptr,
+                   taskgroup* group = nullptr);
 void end_region(thread_state& ts) noexcept;
 // The team barrier; runs the team's tasks while it waits.
 void barrier(thread_state& ts) noexcept;
+// The cancellable barrier ([P-OMP Cancel K4]): true, possibly without waiting for the
+// others, when the team is cancelled.
+bool cancel_barrier(thread_state& ts) noexcept;
+void end_barrier(thread_state& ts) noexcept;  // [P-OMP Team E1], in run_member and end_region
+
+// ---- cancellation (cancel.cpp, [P-OMP Cancel]) ------------------------------------------
+
+// With cancel-var true: t was cancelled before it started (its team, or a taskgroup it
+// belongs to, directly or through an enclosing one); its body is skipped.
+bool task_cancelled(const task& t) noexcept;
+// With cancel-var true: a new task of the current task would be discarded at once.
+bool creation_cancelled(thread_state& ts) noexcept;
 
 // ---- team threads from the pool (members.cpp, [P-OMP Team S2]) --------------------------
 

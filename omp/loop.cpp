@@ -321,8 +321,9 @@ FORKJOIN_OMP_EXPORT void GOMP_loop_end() {
 }
 FORKJOIN_OMP_EXPORT void GOMP_loop_end_nowait() { end_loop(self()); }
 FORKJOIN_OMP_EXPORT bool GOMP_loop_end_cancel() {
-  GOMP_loop_end();
-  return false;  // cancellation is never active ([P-OMP Cancel])
+  thread_state& ts = self();
+  end_loop(ts);
+  return cancel_barrier(ts);  // [P-OMP Cancel K4]
 }
 
 FORKJOIN_OMP_EXPORT void GOMP_ordered_start() {

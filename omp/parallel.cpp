@@ -102,6 +102,19 @@ FORKJOIN_OMP_EXPORT void GOMP_parallel_sections_start(fn_t fn, void* data, unsig
   begin_region(ts, fn, data, resolve_num_threads(ts, nthr), 0, &init_sections_arg, &count);
 }
 
-FORKJOIN_OMP_EXPORT unsigned GOMP_parallel_reductions(fn_t, void*, unsigned, unsigned) {
-  unsupported("reduction(task, ...) on parallel");
+// [P-OMP Reduce R4] parallel reduction(task, ...): data starts with the descriptor list; the
+// copies are registered for the team's size, and one taskgroup that every implicit task
+// starts in holds them. Returns the team's size: the compiler combines that many copies.
+FORKJOIN_OMP_EXPORT unsigned GOMP_parallel_reductions(fn_t fn, void* data, unsigned num_threads, unsigned flags) {
+  thread_state& ts = self();
+  const unsigned n = resolve_num_threads(ts, num_threads);
+  auto* group = new taskgroup;
+  group->pending.owner = &ts;  // counts the region's tasks; the region's end waits for them instead
+  register_reductions(*static_cast<std::uintptr_t**>(data), nullptr, n);
+  group->reductions = *static_cast<std::uintptr_t**>(data);
+  begin_region(ts, fn, data, n, flags, nullptr, nullptr, group);
+  fn(data);
+  end_region(ts);
+  delete group;
+  return n;
 }

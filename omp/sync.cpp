@@ -1,5 +1,5 @@
 // sync.cpp: barrier, single and copyprivate, sections, critical (unnamed and named), the
-// atomic lock, and cancellation (never active). Work shares: [P-OMP WS].
+// atomic lock. Work shares: [P-OMP WS]; cancellation is in cancel.cpp.
 #include <cstring>
 
 #include "internal.hpp"
@@ -30,20 +30,6 @@ std::uint32_t atomic_word = 0;
 using namespace forkjoin::omp;
 
 FORKJOIN_OMP_EXPORT void GOMP_barrier() { barrier(self()); }
-FORKJOIN_OMP_EXPORT bool GOMP_barrier_cancel() {
-  barrier(self());
-  return false;  // [P-OMP Cancel] cancellation is never active
-}
-
-// [P-OMP Cancel] With cancel-var false (the default) every cancel and cancellation point is
-// a no-op returning false, which is exact. With OMP_CANCELLATION=true an actual cancel request
-// stops the program with a message instead of being ignored.
-FORKJOIN_OMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
-  (void)which;
-  if (do_cancel && config().cancellation) unsupported("cancel (with OMP_CANCELLATION=true)");
-  return false;
-}
-FORKJOIN_OMP_EXPORT bool GOMP_cancellation_point(int) { return false; }
 
 // ---- single ------------------------------------------------------------------------------
 
@@ -101,8 +87,9 @@ FORKJOIN_OMP_EXPORT void GOMP_sections_end() {
 }
 FORKJOIN_OMP_EXPORT void GOMP_sections_end_nowait() { ws_leave(self()); }
 FORKJOIN_OMP_EXPORT bool GOMP_sections_end_cancel() {
-  GOMP_sections_end();
-  return false;
+  thread_state& ts = self();
+  ws_leave(ts);
+  return cancel_barrier(ts);  // [P-OMP Cancel K4]
 }
 
 // ---- critical and atomic -----------------------------------------------------------------

@@ -71,7 +71,7 @@ void run_task(thread_state& ts, task* t) noexcept {
   ts.cur_task = t;
   t->children.owner = &ts;
   t->mark = ts.push_seq;  // [P-OMP Task T3] tasks pushed from now on are its descendants
-  t->fn(t->data);
+  if (!t->deferred || !task_cancelled(*t)) t->fn(t->data);  // [P-OMP Cancel K5] discarded unstarted
   ts.cur_task = prev;
   finish(ts, t);
 }
@@ -110,6 +110,7 @@ using forkjoin::omp::ull;
 
 FORKJOIN_OMP_EXPORT void GOMP_taskgroup_start();
 FORKJOIN_OMP_EXPORT void GOMP_taskgroup_end();
+FORKJOIN_OMP_EXPORT void GOMP_taskgroup_reduction_register(std::uintptr_t* data);
 
 // flags: 1 untied, 2 final, 4 mergeable, 8 depend, 0x10 priority, 0x2000 detach
 namespace forkjoin::omp {
@@ -120,6 +121,7 @@ template <class Prepare>
 void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, bool if_clause,
            unsigned flags, Prepare prepare, void** depend = nullptr) {
   thread_state& ts = self();
+  if (creation_cancelled(ts)) return;  // [P-OMP Cancel K5] nothing to create in a cancelled group or team
   task* parent = ts.cur_task;
   team& tm = *ts.cur_team;
   // [P-OMP Task T1] undeferred: if(false), an included task of a final task, a team of one,
@@ -163,19 +165,29 @@ void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long
 }
 
 // [P-OMP Taskloop] splits the loop into tasks whose argument blocks start with {lo, hi} in
-// the induction variable's type. flags: 0x100 up (ull), 0x200 grainsize, 0x400 if,
-// 0x800 nogroup, 0x1000 reduction, 0x4000 strict grainsize.
+// the induction variable's type (then, with reduction, the descriptor). flags: 0x100 up
+// (ull), 0x200 grainsize, 0x400 if, 0x800 nogroup, 0x1000 reduction, 0x4000 strict grainsize.
 template <class T>
 void taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, unsigned flags,
               unsigned long num_tasks, T start, T end, T step) {
-  if ((flags & 0x1000u) != 0) unsupported("taskloop reduction");
   bool up;
   if constexpr (std::is_same_v<T, ull>)
     up = (flags & 0x100u) != 0;
   else
     up = step > 0;
+  const bool group = (flags & 0x800u) == 0;
+  const bool reduction = (flags & 0x1000u) != 0;
+  if (reduction && (!group || arg_size < static_cast<long>(2 * sizeof(T) + sizeof(std::uintptr_t*))))
+    fatal("taskloop reduction without its taskgroup or its descriptor");
+  if (up ? start >= end : start <= end) {  // empty (T's own comparison: signed or not)
+    if (reduction) {                       // the compiler still combines and unregisters: register an empty round
+      GOMP_taskgroup_start();
+      GOMP_taskgroup_reduction_register(*reinterpret_cast<std::uintptr_t**>(static_cast<char*>(data) + 2 * sizeof(T)));
+      GOMP_taskgroup_end();
+    }
+    return;
+  }
   const auto s = static_cast<std::uint64_t>(start), e = static_cast<std::uint64_t>(end);
-  if (up ? start >= end : start <= end) return;  // empty (T's own comparison: signed or not)
   const std::uint64_t diff = up ? e - s : s - e;
   const std::uint64_t st = up ? static_cast<std::uint64_t>(step) : std::uint64_t{0} - static_cast<std::uint64_t>(step);
   const std::uint64_t n = diff / st + (diff % st != 0 ? 1 : 0);
@@ -191,8 +203,10 @@ void taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, l
     if (ntasks > n) ntasks = n;
   }
   if (arg_size < static_cast<long>(2 * sizeof(T))) fatal("taskloop argument block too small for its bounds");
-  const bool group = (flags & 0x800u) == 0;
   if (group) GOMP_taskgroup_start();
+  // [P-OMP Reduce R2] the reduction descriptor follows the bounds in the argument block
+  if (reduction)
+    GOMP_taskgroup_reduction_register(*reinterpret_cast<std::uintptr_t**>(static_cast<char*>(data) + 2 * sizeof(T)));
   const bool if_clause = (flags & 0x400u) != 0;
   std::uint64_t lo = 0;
   for (std::uint64_t k = 0; k < ntasks; ++k) {
@@ -252,6 +266,7 @@ FORKJOIN_OMP_EXPORT void GOMP_taskgroup_start() {
   auto* g = new taskgroup;
   g->pending.owner = &ts;
   g->prev = ts.cur_task->current_group;
+  g->reductions = g->prev != nullptr ? g->prev->reductions : nullptr;  // [P-OMP Reduce R2]
   ts.cur_task->current_group = g;
 }
 

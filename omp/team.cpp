@@ -138,7 +138,7 @@ void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
 void run_member(thread_state& ts, team& t, unsigned id) noexcept {
   start_turn(ts, t, id);
   t.fn(t.data);
-  barrier(ts);  // [P-OMP Team E1] the region's end: every task of the team is finished
+  end_barrier(ts);  // [P-OMP Team E1] the region's end: every task of the team is finished
   ts.cur_team = ts.initial_team;
   ts.id = 0;
   ts.cur_task = &ts.initial_team->implicit_tasks[0];
@@ -219,7 +219,7 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
 }
 
 team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags,
-                   void (*init_ws)(team&, work_share&, const void*), const void* ws_arg) {
+                   void (*init_ws)(team&, work_share&, const void*), const void* ws_arg, taskgroup* group) {
   auto* t = new team(n);
   team& outer = *ts.cur_team;
   t->level = outer.level + 1;
@@ -234,7 +234,10 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
   const auto& list = config().nthreads_list;
   if (t->level < list.size()) inherited.nthreads = list[t->level];
   plan_binding(ts, *t, flags, inherited);  // [P-OMP Bind] B1
-  for (unsigned i = 0; i < n; ++i) t->implicit_tasks[i].icvs = inherited;
+  for (unsigned i = 0; i < n; ++i) {
+    t->implicit_tasks[i].icvs = inherited;
+    t->implicit_tasks[i].current_group = group;  // [P-OMP Reduce R4]
+  }
   if (init_ws != nullptr) {
     // [P-OMP Team S3] the first work share of a combined construct, before any thread starts
     init_ws(*t, t->ws[0], ws_arg);
@@ -254,7 +257,7 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
 
 void end_region(thread_state& ts) noexcept {
   team* t = ts.cur_team;
-  barrier(ts);  // [P-OMP Team E1]
+  end_barrier(ts);  // [P-OMP Team E1]
   // [P-OMP Team E3] wait until no team thread can touch the team any more
   wait_latch(ts, t->attached, [] { return false; });
   saved_state& s = *t->saved;
@@ -272,30 +275,55 @@ void end_region(thread_state& ts) noexcept {
 
 // ---- barrier ([P-OMP Barrier]) -----------------------------------------------------------
 
-void barrier(thread_state& ts) noexcept {
+namespace {
+// One barrier on `word`. A cancellable one leaves when the team is cancelled, taking its
+// arrival back unless the barrier completed meanwhile ([P-OMP Cancel K4]).
+bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancellable) noexcept {
   team& t = *ts.cur_team;
   const unsigned n = t.nthreads;
-  if (n == 1) return;  // a team of one runs its tasks undeferred: nothing can be pending
+  if (n == 1) {  // a team of one runs its tasks undeferred: nothing can be pending
+    if (t.ws_cancelled.load(std::memory_order_relaxed))
+      t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel K2]
+    return cancellable && t.cancelled.load(std::memory_order_relaxed);
+  }
+  if (cancellable && t.cancelled.load(std::memory_order_relaxed)) return true;  // [P-OMP Cancel K4]
   // [P-OMP Barrier B1] arrive; the acq_rel RMWs form one release sequence that B2 reads
-  std::uint64_t w = t.barrier_word.fetch_add(1, std::memory_order_acq_rel) + 1;
+  std::uint64_t w = word.fetch_add(1, std::memory_order_acq_rel) + 1;
   const std::uint32_t gen = static_cast<std::uint32_t>(w >> 32);
   auto released = [&] {
-    return static_cast<std::uint32_t>(t.barrier_word.load(std::memory_order_acquire) >> 32) !=
-           gen;  // [P-OMP Barrier B3] pairs with B2
+    std::uint64_t cur = word.load(std::memory_order_acquire);  // [P-OMP Barrier B3] pairs with B2
+    if (static_cast<std::uint32_t>(cur >> 32) != gen) return true;
+    if (!cancellable || !t.cancelled.load(std::memory_order_relaxed)) return false;
+    // [P-OMP Cancel K4] take the arrival back while the generation is still this one
+    while (static_cast<std::uint32_t>(cur >> 32) == gen) {
+      if (word.compare_exchange_weak(cur, cur - 1, std::memory_order_acq_rel,
+                                     std::memory_order_acquire))  // [P-OMP Cancel K4] pairs with B1 and B2
+        return true;
+    }
+    return true;
   };
   auto step = [&] {
     if (run_any_task(ts)) return true;
-    std::uint64_t cur = t.barrier_word.load(std::memory_order_acquire);  // [P-OMP Barrier B1] sees every arrival
+    std::uint64_t cur = word.load(std::memory_order_acquire);  // [P-OMP Barrier B1] sees every arrival
     if (static_cast<std::uint32_t>(cur >> 32) != gen || static_cast<std::uint32_t>(cur) != n) return false;
     // everyone arrived: once no task is pending, none can be created any more
     if (t.pending_tasks.load(std::memory_order_acquire) != 0) return false;  // pairs with T4 in task.cpp
+    if (t.ws_cancelled.load(std::memory_order_relaxed))
+      t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel K2] published by B2
     std::uint64_t next = static_cast<std::uint64_t>(gen + 1) << 32;
-    if (t.barrier_word.compare_exchange_strong(cur, next,
-                                               std::memory_order_acq_rel))  // [P-OMP Barrier B2] pairs with B3
+    if (word.compare_exchange_strong(cur, next,
+                                     std::memory_order_acq_rel))  // [P-OMP Barrier B2] pairs with B3
       t.wakeup.notify();
     return true;
   };
   t.wakeup.wait_until(released, step);
+  return cancellable && t.cancelled.load(std::memory_order_relaxed);
 }
+}  // namespace
+
+void barrier(thread_state& ts) noexcept { barrier_on(ts, ts.cur_team->barrier_word, false); }
+bool cancel_barrier(thread_state& ts) noexcept { return barrier_on(ts, ts.cur_team->barrier_word, true); }
+// [P-OMP Team E1] the region's end, on its own word ([P-OMP Cancel K4])
+void end_barrier(thread_state& ts) noexcept { barrier_on(ts, ts.cur_team->end_word, false); }
 
 }  // namespace forkjoin::omp

@@ -31,10 +31,7 @@ FJ_UNSUPPORTED(void, GOMP_doacross_wait, (long, ...), "doacross (ordered(n))")
 FJ_UNSUPPORTED(void, GOMP_doacross_ull_post, (ull*), "doacross (ordered(n))")
 FJ_UNSUPPORTED(void, GOMP_doacross_ull_wait, (ull, ...), "doacross (ordered(n))")
 
-// task reductions
-FJ_UNSUPPORTED(void, GOMP_taskgroup_reduction_register, (std::uintptr_t*), "task reductions (task_reduction)")
-FJ_UNSUPPORTED(void, GOMP_taskgroup_reduction_unregister, (std::uintptr_t*), "task reductions (task_reduction)")
-FJ_UNSUPPORTED(void, GOMP_task_reduction_remap, (std::size_t, std::size_t, void**), "task reductions (in_reduction)")
+// task reductions on worksharing constructs (reduction.cpp has the others)
 FJ_UNSUPPORTED(void, GOMP_workshare_task_reduction_unregister, (bool),
                "reduction(task, ...) on a worksharing construct")
 

@@ -26,11 +26,15 @@ int main(int argc, char** argv) {
 #pragma omp ordered depend(source)
     }
     y = a[99];
-  } else if (strcmp(argv[1], "taskloop_reduction") == 0) {
+  } else if (strcmp(argv[1], "for_task_reduction") == 0) {
 #pragma omp parallel
-#pragma omp single
-#pragma omp taskloop reduction(+ : x)
-    for (int i = 0; i < 10; ++i) x++;
+    {
+#pragma omp for reduction(task, + : x)
+      for (int i = 0; i < 10; ++i) {
+#pragma omp task in_reduction(+ : x)
+        x++;
+      }
+    }
   }
   printf("ran %d %d\n", x, y);
   return 0;
