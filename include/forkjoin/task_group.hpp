@@ -85,6 +85,21 @@ class task_group {
       cancel();
     }
   }
+  // A child's body, for plain and dependent children alike: skipped once the group is
+  // cancelling (a sibling threw or cancel() ran); an exception is captured, never escapes.
+  template <class F>
+  void run_child_body(F& f) noexcept {
+    if (is_canceling()) return;
+    const detail::trace_scope span(detail::tls_worker->trace_, detail::trace_kind::task);
+    const task_group* outer = detail::tls_running_group;
+    detail::tls_running_group = this;
+    try {
+      std::invoke(f);
+    } catch (...) {
+      capture(std::current_exception());
+    }
+    detail::tls_running_group = outer;
+  }
   void finish_child() noexcept {
     detail::pool_impl* p = pool_;  // [P-JOIN G1] read before G2: afterwards *this may be gone
     std::uint64_t prev = latch_.finish_child();
@@ -111,17 +126,7 @@ class group_job : public job_header {
   static void execute_fn(job_header* h) noexcept {
     auto* self = static_cast<group_job*>(h);
     task_group* g = self->group_;
-    if (!g->is_canceling()) {
-      const trace_scope span(tls_worker->trace_, trace_kind::task);
-      const task_group* outer = tls_running_group;
-      tls_running_group = g;
-      try {
-        std::invoke(self->f_);
-      } catch (...) {
-        g->capture(std::current_exception());
-      }
-      tls_running_group = outer;
-    }
+    g->run_child_body(self->f_);
     self->~group_job();
     deallocate_job(self, sizeof(group_job));
     g->finish_child();  // [P-JOIN G2] last access to the group
