@@ -39,12 +39,6 @@ void leave_isolation(worker& w, isolation_state saved) noexcept {
   slot_of(w).iso_mark_ = saved.mark;
 }
 
-job_header* pool_impl::pop_for_wait(worker_slot& w) noexcept {
-  // [P-ISO Mark] in a region, only what was pushed since it began (the region's own jobs).
-  if (w.deque_.tag() != 0 && w.deque_.end_index() <= w.iso_mark_) return nullptr;
-  return w.deque_.pop();
-}
-
 void pool_impl::run_stolen(worker_slot& w, job_header* j) noexcept {
   const std::uint32_t tag = w.found_tag_;
   if (tag == w.deque_.tag()) {

@@ -100,7 +100,12 @@ class pool_impl final : private work_monitor {
 
   // isolation.cpp [P-ISO]: the isolated wait's own-deque pop, running a found job under its
   // tag, the isolated waiter's park and its wake-up.
-  job_header* pop_for_wait(worker_slot& w) noexcept;
+  // Inline: a helping wait calls it once per job it runs.
+  static job_header* pop_for_wait(worker_slot& w) noexcept {
+    // [P-ISO Mark] in a region, only what was pushed since it began (the region's own jobs).
+    if (w.deque_.tag() != 0 && w.deque_.end_index() <= w.iso_mark_) return nullptr;
+    return w.deque_.pop();
+  }
   void run_stolen(worker_slot& w, job_header* j) noexcept;
   void park_isolated(worker_slot& w, bool (*done)(const void*), const void* ctx) noexcept;
   static void wake_isolated(worker_slot& w) noexcept;

@@ -19,15 +19,15 @@ namespace {
 class backoff {
  public:
   static constexpr std::chrono::microseconds k_yield_time_limit{1000};
-  backoff(const pool_options& o, worker_slot& w) noexcept : spin_(o.spin_time), yield_rounds_(o.yield_rounds), w_(w) {
-    reset();
-  }
+  backoff(const pool_options& o, worker_slot& w) noexcept
+      : spin_(o.spin_time), yield_rounds_(o.yield_rounds), yields_left_(o.yield_rounds), w_(w) {}
   backoff(const backoff&) = delete;
   backoff& operator=(const backoff&) = delete;
   ~backoff() { note_spin(); }
   // Cheap: the clock starts at the first step(), not here. A helping wait resets after
   // every job it runs, and clock_gettime costs tens of nanoseconds (far more on some VMs).
   void reset() noexcept {
+    if (!started_) return;  // the common case: a job found before any step
     note_spin();
     started_ = false;
     yields_left_ = yield_rounds_;
@@ -278,7 +278,7 @@ void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, An
   for (;;) {
     backoff b(options_, w);
     while (!done()) {
-      job_header* j = pop_for_wait(w);
+      job_header* j = isolated ? pop_for_wait(w) : w.deque_.pop();  // [P-ISO Mark]
       if (j != nullptr) {
         sleep_.stop_searching(w.sleep_);
         bump(w.jobs_run_);
@@ -358,24 +358,39 @@ void trace_spawn(trace_ring& r, job_header* j, std::uint64_t split) noexcept {
   r.record(trace_kind::spawn, t, t, reinterpret_cast<std::uintptr_t>(j), 0);
   j->trace_spawn = t << 1 | split;
 }
-}  // namespace
 
-void on_new_job(worker& w, job_header* j) noexcept {
-  if (w.trace_ != nullptr) trace_spawn(*w.trace_, j, 0);
-  on_new_internal_work(w);
-}
-
-void on_new_split(worker& w, job_header* j) noexcept {
-  if (w.trace_ != nullptr) trace_spawn(*w.trace_, j, 1);
-  on_new_internal_work(w);
-}
-
-void on_new_internal_work(worker& w) noexcept {
+// The body of the three below, inlined into each: push's slow path is join's and
+// task_group's common path when workers are idle.
+// `traced`: chase_lev_deque::k_traced for a traced worker, whose deque keeps asking
+// ([P-TRACE Join]), else 0.
+[[gnu::always_inline]] inline void publish_and_notify(worker& w, std::uint8_t traced) noexcept {
   // [P-POST Publish] while any worker is idle, *asked* stays set, so every push publishes:
   // an idle worker can take each new job even if this worker then runs long.
   const bool someone_idle = w.idle_word_->load(std::memory_order_relaxed) != 0;
-  w.deque_.publish(someone_idle ? chase_lev_deque<job_header*>::k_asked : 0);
+  w.deque_.publish(static_cast<std::uint8_t>((someone_idle ? chase_lev_deque<job_header*>::k_asked : 0) | traced));
   w.pool_->sleep().notify_internal_work();
+}
+
+FORKJOIN_COLD void traced_new_job(worker& w, job_header* j, std::uint64_t split) noexcept {
+  trace_spawn(*w.trace_, j, split);
+  publish_and_notify(w, chase_lev_deque<job_header*>::k_traced);
+}
+}  // namespace
+
+void on_new_job(worker& w, job_header* j) noexcept {
+  if (w.trace_ != nullptr) [[unlikely]]
+    return traced_new_job(w, j, 0);
+  publish_and_notify(w, 0);
+}
+
+void on_new_split(worker& w, job_header* j) noexcept {
+  if (w.trace_ != nullptr) [[unlikely]]
+    return traced_new_job(w, j, 1);
+  publish_and_notify(w, 0);
+}
+
+void on_new_internal_work(worker& w) noexcept {
+  publish_and_notify(w, w.trace_ != nullptr ? chase_lev_deque<job_header*>::k_traced : 0);
 }
 
 void wake_worker(worker& w) noexcept {

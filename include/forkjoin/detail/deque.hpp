@@ -81,9 +81,8 @@ class chase_lev_deque {
   void publish(std::uint8_t keep = 0) noexcept {
     release_fence();                       // [P-DEQUE P3] publishes slots and ring; pairs with S3
     bottom_.store(head_, k_fenced_store);  // [P-DEQUE P4] release under TSan; pairs with S3
-    const std::uint8_t request = publish_request_.load(std::memory_order_relaxed);
-    keep |= request & k_traced;  // [P-TRACE Join] a traced deque keeps asking
-    if (request != keep) publish_request_.store(keep, std::memory_order_relaxed);  // [P-DEQUE X2] request served
+    if (publish_request_.load(std::memory_order_relaxed) != keep)
+      publish_request_.store(keep, std::memory_order_relaxed);  // [P-DEQUE X2] request served
   }
 
   // Owner thread only. The classic Chase-Lev push: push_private then publish.

@@ -130,7 +130,7 @@ class trace_scope {
   trace_ring* const r_;
   const trace_kind k_;
   const std::uint64_t a_, b_;
-  std::uint64_t t0_ = 0;
+  std::uint64_t t0_;  // set and read only when r_ is not null: no store on the untraced path
 };
 
 struct worker;
