@@ -60,12 +60,10 @@ bool rank_of(const doacross& dx, const std::uint64_t* v, std::uint64_t& rank) no
 }
 
 // The doacross table of the calling thread's current loop; null outside a doacross loop and
-// in a team of one (whose waits are all for iterations that already ran).
+// in a team of one, which has none (its waits are all for iterations that already ran).
 doacross* current() noexcept {
-  thread_state& ts = self();
-  work_share* w = ts.cur_ws;
-  if (w == nullptr || w->dx == nullptr) return nullptr;
-  return w->dx->nthreads > 1 ? w->dx : nullptr;
+  work_share* w = self().cur_ws;
+  return w != nullptr ? w->dx : nullptr;
 }
 
 void post(doacross& dx, const std::uint64_t* v) noexcept {

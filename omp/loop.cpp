@@ -241,7 +241,7 @@ thread_state& enter_loop(bool up, T start, T end, T incr, T chunk, int kind, boo
     work_share& w = *ts.cur_ws;
     init_loop(w, ts.cur_team->nthreads, std::is_same_v<T, ull>, up, static_cast<std::uint64_t>(start),
               static_cast<std::uint64_t>(end), static_cast<std::uint64_t>(incr), ch, kind, ordered);
-    if (x != nullptr && x->ncounts != 0) {
+    if (x != nullptr && x->ncounts != 0 && ts.cur_team->nthreads > 1) {  // a team of one needs no table
       std::vector<std::uint64_t> counts(x->counts, x->counts + x->ncounts);
       w.dx = doacross_create(w, ts.cur_team->nthreads, x->ncounts, counts.data());
     }
