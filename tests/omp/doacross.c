@@ -163,6 +163,31 @@ int main(void) {
   }
   CHECK(hits == N);
 
+  /* a doacross loop with reduction(task, ...) (GOMP_loop_doacross_start with a descriptor) */
+  {
+    long y = 0;
+    memset(a, 0, sizeof a);
+    memset(done1, 0, sizeof done1);
+    done1[0] = 1;
+#pragma omp parallel
+    {
+#pragma omp for ordered(1) reduction(task, + : y) schedule(guided)
+      for (long k = 1; k <= N; ++k) {
+#pragma omp ordered depend(sink : k - 1)
+        {
+          CHECK(is_done(&done1[k - 1]));
+          a[k] = a[k - 1] + 1;
+          set_done(&done1[k]);
+        }
+#pragma omp task in_reduction(+ : y)
+        y += k;
+#pragma omp ordered depend(source)
+      }
+    }
+    CHECK(y == (long)N * (N + 1) / 2);
+    CHECK(a[N] == N);
+  }
+
   /* an empty doacross loop */
 #pragma omp parallel for ordered(1) schedule(dynamic)
   for (long i = 5; i < 5; ++i) {

@@ -1,5 +1,6 @@
 /* ws_task_reduction: reduction(task, ...) on worksharing constructs: loops of every schedule
    (long and unsigned long long, GOMP_loop_start and GOMP_loop_ull_start with a descriptor),
+   ordered loops (GOMP_loop_ordered_start),
    sections (GOMP_sections2_start) and scope (GOMP_scope_start); tasks created in
    them with in_reduction combine into the copy of whichever team thread runs them. Also
    nested inside parallel reduction(task, ...), orphaned, and repeated past the work-share
@@ -109,6 +110,27 @@ int main(void) {
     }
     CHECK(q == serial_sum(N));
     CHECK(p == N);
+  }
+
+  /* an ordered loop (GOMP_loop_ordered_start with a descriptor): the ordered regions still
+     run in iteration order */
+  {
+    long x = 0;
+    static long order[N];
+    int pos = 0;
+#pragma omp parallel
+    {
+#pragma omp for ordered reduction(task, + : x) schedule(dynamic, 2)
+      for (long i = 0; i < N; ++i) {
+#pragma omp task in_reduction(+ : x)
+        x += i;
+#pragma omp ordered
+        order[pos++] = i;
+      }
+    }
+    CHECK(x == serial_sum(N));
+    CHECK(pos == N);
+    for (int k = 0; k < N; ++k) CHECK(order[k] == k);
   }
 
   /* more constructs than the work-share ring holds, in one region */
