@@ -10,8 +10,8 @@
 /* the runtime entry point itself: gcc checks the sink's bounds inline, a direct call does not */
 void GOMP_doacross_wait(long first, ...);
 
-#define N 600
-#define NI 40
+#define N 300
+#define NI 24
 #define NJ 30
 static long a[N + 1];
 static volatile unsigned long long n_ull = N;
@@ -19,9 +19,12 @@ static int done1[N + 1];
 static long g[NI][NJ];
 static int done2[NI][NJ];
 
-/* some work before the iteration's result appears, so that a missing wait reads stale data */
-static void delay(void) {
-  for (volatile int k = 0; k < 50; ++k) {
+/* some work before the iteration's result appears, so that a missing wait reads stale data.
+   Uneven: a thread that runs fast iterations right behind a slow one waits at every step,
+   which exposes a wait that returns too early (in lockstep, being late would hide it). */
+static void delay(int slow) {
+  const int n = slow ? 2000 : 50;
+  for (volatile int k = 0; k < n; ++k) {
   }
 }
 
@@ -40,7 +43,7 @@ static void set_done(int* flag) { __atomic_store_n(flag, 1, __ATOMIC_RELEASE); }
         long k = (long)(KEY);                                      \
         CHECK(is_done(&done1[k - 1]));                             \
         long v = a[k - 1] + k + 1;                                 \
-        delay();                                                   \
+        delay(k % 5 == 0);                                         \
         a[k] = v;                                                  \
         set_done(&done1[k]);                                       \
       }                                                            \
@@ -78,7 +81,7 @@ static long wave_expect(int i, int j) {
     if (i > 0) CHECK(is_done(&done2[i - 1][j]));                                   \
     if (j > 0) CHECK(is_done(&done2[i][j - 1]));                                   \
     long v = (i > 0 ? g[i - 1][j] : 0) + (j > 0 ? g[i][j - 1] % 1000 : 0) + i + j; \
-    delay();                                                                       \
+    delay(i % 2 == 1); /* odd rows slow: the next row's thread catches up */       \
     g[i][j] = v;                                                                   \
     set_done(&done2[i][j]);                                                        \
   }
@@ -139,7 +142,7 @@ int main(void) {
           if (i > 0) CHECK(is_done(&done3[i - 1][j]));
           if (j < NJ - 1) CHECK(is_done(&done3[i][j + 1]));
           long v = (i > 0 ? h[i - 1][j] : 0) + (j < NJ - 1 ? h[i][j + 1] % 1000 : 0) + i + j;
-          delay();
+          delay(i % 2 == 1); /* odd rows slow: the next row's thread catches up */
           h[i][j] = v;
           set_done(&done3[i][j]);
         }
