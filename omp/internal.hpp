@@ -188,11 +188,14 @@ struct count_latch {
 // ---- tasks -------------------------------------------------------------------------------
 
 struct team;
+struct ws_reduction;  // reduction.cpp
+struct doacross;      // doacross.cpp
 struct taskgroup {
   count_latch pending;  // tasks of the group (and their descendants) not finished
   taskgroup* prev = nullptr;
   std::atomic<bool> cancelled{false};    // [P-OMP Cancel K3]
   std::uintptr_t* reductions = nullptr;  // task reductions in scope: its own or the enclosing group's ([P-OMP Reduce])
+  ws_reduction* ws_red = nullptr;        // a worksharing construct's reduction(task, ...) group (R5)
 };
 
 // [P-OMP Reduce R1] (reduction.cpp) allocates the per-thread copies of the task-reduction
@@ -259,6 +262,12 @@ struct alignas(forkjoin::detail::k_cache_line) work_share {
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> ordered_next{0};
   std::atomic<void*> copy_data{nullptr};
   std::atomic<std::uint32_t> copy_ready{0};
+  // what some encounters add, set by the creator before W2 ([P-OMP WS W4]); mem and dx are
+  // freed by the last of extra_users to leave
+  void* mem = nullptr;               // GOMP_loop_start's team-shared buffer (scan, lastprivate(conditional:))
+  doacross* dx = nullptr;            // a doacross loop's posted iterations ([P-OMP Doacross])
+  ws_reduction* task_red = nullptr;  // reduction(task, ...): the copies ([P-OMP Reduce R5])
+  std::atomic<std::uint32_t> extra_users{0};
 };
 
 // ---- teams -------------------------------------------------------------------------------
@@ -423,5 +432,23 @@ void partition_of(const team& t, unsigned id, int& lo, int& len) noexcept;
 bool ws_enter(thread_state& ts) noexcept;
 void ws_publish(thread_state& ts) noexcept;
 void ws_leave(thread_state& ts) noexcept;  // this thread is done with the current work share
+// After ws_enter, the creator having described the work share (and set dx): sets up the
+// team-shared buffer of *mem bytes (mem non-null) and the task reductions of `reductions`
+// (non-null: a workshare taskgroup starts), publishes the work share if `creator`, then
+// stores the buffer in *mem and attaches this thread to the reductions ([P-OMP WS W4]).
+void ws_publish_extras(thread_state& ts, bool creator, std::uintptr_t* reductions, void** mem);
+
+// ---- reduction(task, ...) on worksharing constructs (reduction.cpp, [P-OMP Reduce R5]) ----
+
+// Starts this thread's workshare taskgroup and registers `data` (the creator: allocates the
+// copies and records them in w.task_red, before W2; the others: after W2, views of them).
+void ws_reductions_enter(thread_state& ts, work_share& w, std::uintptr_t* data, bool creator);
+
+// ---- doacross loops (doacross.cpp, [P-OMP Doacross]) ------------------------------------
+
+// The creator of a doacross loop's work share: the posted-iteration table for ncounts
+// dimensions of counts[d] iterations each, over the loop w describes (schedule, chunk).
+doacross* doacross_create(const work_share& w, unsigned nthreads, unsigned ncounts, const std::uint64_t* counts);
+void doacross_free(doacross* dx) noexcept;
 
 }  // namespace forkjoin::omp

@@ -1,6 +1,9 @@
 // loop.cpp: work shares ([P-OMP WS]) and the worksharing-loop entry points, long and
 // unsigned long long, every schedule, ordered, and the generic GOMP_loop_start.
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "internal.hpp"
 
@@ -21,6 +24,7 @@ bool ws_enter(thread_state& ts) noexcept {
     // occupant (encounter i - k_ws_ring)
     t.wakeup.wait_until([&] { return w.remaining.load(std::memory_order_acquire) == 0; },  // pairs with W3
                         [] { return false; });
+    w.task_red = nullptr;  // mem and dx are null again since the last user of the previous occupant left (W4)
     return true;
   }
   t.wakeup.wait_until([&] { return w.index.load(std::memory_order_acquire) == i; },  // [P-OMP WS W2] pairs with W2
@@ -42,8 +46,41 @@ void ws_leave(thread_state& ts) noexcept {
   team& t = *ts.cur_team;
   work_share* w = ts.cur_ws;
   ts.cur_ws = nullptr;
+  // [P-OMP WS W4] the last user frees the buffer and the doacross table; every other user's
+  // last access to them happened before its decrement, and the slot's next creator (W1)
+  // comes after the W3 decrement that follows
+  if (w->mem != nullptr || w->dx != nullptr) {
+    if (w->extra_users.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP WS W4] pairs with the others' W4
+      std::free(w->mem);
+      doacross_free(w->dx);
+      w->mem = nullptr;
+      w->dx = nullptr;
+    }
+  }
   if (w->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1)  // [P-OMP WS W3] pairs with W1
     t.wakeup.notify();
+}
+
+void ws_publish_extras(thread_state& ts, bool creator, std::uintptr_t* reductions, void** mem) {
+  work_share& w = *ts.cur_ws;
+  if (creator) {
+    if (mem != nullptr) {  // zeroed, aligned for any type gcc keeps there
+      const std::size_t line = forkjoin::detail::k_cache_line;
+      const std::size_t size = reinterpret_cast<std::uintptr_t>(*mem);
+      const std::size_t rounded = size == 0 ? line : (size + line - 1) / line * line;
+      if (rounded < size) fatal("out of memory allocating a work share's buffer");
+      w.mem = std::aligned_alloc(line, rounded);
+      if (w.mem == nullptr) fatal("out of memory allocating a work share's buffer");
+      std::memset(w.mem, 0, rounded);
+    }
+    if (w.mem != nullptr || w.dx != nullptr)
+      w.extra_users.store(ts.cur_team->nthreads, std::memory_order_relaxed);  // published by W2
+    if (reductions != nullptr) ws_reductions_enter(ts, w, reductions, true);
+    ws_publish(ts);
+  } else if (reductions != nullptr) {
+    ws_reductions_enter(ts, w, reductions, false);
+  }
+  if (mem != nullptr) *mem = w.mem;
 }
 
 namespace {
@@ -182,17 +219,37 @@ bool next_as(thread_state& ts, T* istart, T* iend) {
   return true;
 }
 
+// What GOMP_loop_start and the doacross forms add to a loop: task reductions, the
+// team-shared buffer, the doacross dimensions (counts[0] is the loop's iteration count).
+template <class T>
+struct loop_extras {
+  std::uintptr_t* reductions = nullptr;
+  void** mem = nullptr;
+  unsigned ncounts = 0;
+  const T* counts = nullptr;
+};
+
 // The first thread to reach the loop sets its work share up; the others find it set.
 template <class T>
-thread_state& enter_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime) {
+thread_state& enter_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime,
+                         const loop_extras<T>* x = nullptr) {
   thread_state& ts = self();
-  if (ws_enter(ts)) {
+  const bool creator = ws_enter(ts);
+  if (creator) {
     std::uint64_t ch = static_cast<std::uint64_t>(chunk);
     if (runtime) runtime_schedule(ts, kind, ch);
-    init_loop(*ts.cur_ws, ts.cur_team->nthreads, std::is_same_v<T, ull>, up, static_cast<std::uint64_t>(start),
+    work_share& w = *ts.cur_ws;
+    init_loop(w, ts.cur_team->nthreads, std::is_same_v<T, ull>, up, static_cast<std::uint64_t>(start),
               static_cast<std::uint64_t>(end), static_cast<std::uint64_t>(incr), ch, kind, ordered);
-    ws_publish(ts);
+    if (x != nullptr && x->ncounts != 0 && ts.cur_team->nthreads > 1) {  // a team of one needs no table
+      std::vector<std::uint64_t> counts(x->counts, x->counts + x->ncounts);
+      w.dx = doacross_create(w, ts.cur_team->nthreads, x->ncounts, counts.data());
+    }
   }
+  if (x != nullptr)
+    ws_publish_extras(ts, creator, x->reductions, x->mem);
+  else if (creator)
+    ws_publish(ts);
   return ts;
 }
 
@@ -203,18 +260,25 @@ bool start_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered
 
 // GOMP_loop_start's sched: 0 runtime, 1 static, 2 dynamic, 3 guided, 4 runtime
 // (nonmonotonic), with the monotonic bit on top.
+// reductions: reduction(task, ...) ([P-OMP Reduce R5]); mem: a team-shared buffer
+// ([P-OMP WS W4]); x->ncounts: a doacross loop ([P-OMP Doacross]).
 template <class T>
-bool start_generic(bool up, T start, T end, T incr, long sched, T chunk, T* istart, T* iend, std::uintptr_t* reductions,
-                   void** mem, bool ordered) {
-  if (reductions != nullptr) unsupported("reduction(task, ...) on a worksharing loop");
-  if (mem != nullptr) unsupported("scan or lastprivate(conditional:) on a worksharing loop");
+bool start_generic(bool up, T start, T end, T incr, long sched, T chunk, T* istart, T* iend, bool ordered,
+                   const loop_extras<T>& x) {
   int kind = static_cast<int>(static_cast<unsigned long>(sched) & ~static_cast<unsigned long>(k_sched_monotonic));
   bool runtime = kind == 0 || kind == 4;
-  if (istart == nullptr) {  // set up only: a statically scheduled loop that needs the work share
-    enter_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime);
-    return true;
-  }
-  return start_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime, istart, iend);
+  const loop_extras<T>* px = x.reductions != nullptr || x.mem != nullptr || x.ncounts != 0 ? &x : nullptr;
+  thread_state& ts = enter_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime, px);
+  if (istart == nullptr) return true;  // set up only: a statically scheduled loop that needs the work share
+  return next_as(ts, istart, iend);
+}
+
+// A doacross loop runs over the iteration numbers of its first dimension, [0, counts[0]).
+template <class T>
+bool start_doacross(unsigned ncounts, T* counts, long sched, T chunk, T* istart, T* iend, std::uintptr_t* reductions,
+                    void** mem) {
+  loop_extras<T> x{reductions, mem, ncounts, counts};
+  return start_generic<T>(true, 0, counts[0], 1, sched, chunk, istart, iend, false, x);
 }
 
 void end_loop(thread_state& ts) {
@@ -251,11 +315,11 @@ using forkjoin::omp::ull;
 
 FORKJOIN_OMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long* istart,
                                          long* iend, std::uintptr_t* reductions, void** mem) {
-  return start_generic<long>(true, start, end, incr, sched, chunk, istart, iend, reductions, mem, false);
+  return start_generic<long>(true, start, end, incr, sched, chunk, istart, iend, false, {reductions, mem});
 }
 FORKJOIN_OMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long* istart,
                                                  long* iend, std::uintptr_t* reductions, void** mem) {
-  return start_generic<long>(true, start, end, incr, sched, chunk, istart, iend, reductions, mem, true);
+  return start_generic<long>(true, start, end, incr, sched, chunk, istart, iend, true, {reductions, mem});
 }
 
 // ---- unsigned long long loops ------------------------------------------------------------
@@ -273,11 +337,11 @@ FORKJOIN_OMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr
 
 FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk, ull* istart,
                                              ull* iend, std::uintptr_t* reductions, void** mem) {
-  return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, reductions, mem, false);
+  return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, false, {reductions, mem});
 }
 FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
                                                      ull* istart, ull* iend, std::uintptr_t* reductions, void** mem) {
-  return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, reductions, mem, true);
+  return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, true, {reductions, mem});
 }
 
 // Both index types of every schedule entry point: GOMP_loop_<x> and GOMP_loop_ull_<x>.
@@ -311,6 +375,37 @@ FJ_BOTH_NEXT(ordered_static)
 FJ_BOTH_NEXT(ordered_dynamic)
 FJ_BOTH_NEXT(ordered_guided)
 FJ_BOTH_NEXT(ordered_runtime)
+
+// ---- doacross loops ([P-OMP Doacross]) --------------------------------------------------
+
+// GOMP_loop_start's schedule numbers: 1 static, 2 dynamic, 3 guided, 0 runtime
+#define FJ_DOACROSS(x, sched)                                                                                        \
+  FORKJOIN_OMP_EXPORT bool GOMP_loop_doacross_##x##_start(unsigned ncounts, long* counts, long chunk, long* istart,  \
+                                                          long* iend) {                                              \
+    return start_doacross<long>(ncounts, counts, sched, chunk, istart, iend, nullptr, nullptr);                      \
+  }                                                                                                                  \
+  FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_doacross_##x##_start(unsigned ncounts, ull* counts, ull chunk, ull* istart, \
+                                                              ull* iend) {                                           \
+    return start_doacross<ull>(ncounts, counts, sched, chunk, istart, iend, nullptr, nullptr);                       \
+  }
+FJ_DOACROSS(static, 1)
+FJ_DOACROSS(dynamic, 2)
+FJ_DOACROSS(guided, 3)
+
+FORKJOIN_OMP_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long* counts, long* istart, long* iend) {
+  return start_doacross<long>(ncounts, counts, 0, 0, istart, iend, nullptr, nullptr);
+}
+FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, ull* counts, ull* istart, ull* iend) {
+  return start_doacross<ull>(ncounts, counts, 0, 0, istart, iend, nullptr, nullptr);
+}
+FORKJOIN_OMP_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long* counts, long sched, long chunk, long* istart,
+                                                  long* iend, std::uintptr_t* reductions, void** mem) {
+  return start_doacross<long>(ncounts, counts, sched, chunk, istart, iend, reductions, mem);
+}
+FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, ull* counts, long sched, ull chunk, ull* istart,
+                                                      ull* iend, std::uintptr_t* reductions, void** mem) {
+  return start_doacross<ull>(ncounts, counts, sched, chunk, istart, iend, reductions, mem);
+}
 
 // ---- end of a loop, ordered --------------------------------------------------------------
 

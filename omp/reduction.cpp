@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "internal.hpp"
 
@@ -62,9 +64,96 @@ void register_reductions(word* data, word* outer, unsigned nthreads) {
   data[k_map] = reinterpret_cast<word>(map);
 }
 
+// ---- reduction(task, ...) on worksharing constructs ([P-OMP Reduce R5]) ------------------
+
+// The copies of one worksharing construct's clause list, shared by the team's threads,
+// each of which describes the same list in its own descriptors.
+struct ws_reduction {
+  std::atomic<unsigned> users{0};             // threads that have not unregistered
+  std::vector<std::pair<word, word>> ranges;  // each descriptor's copies, [base, end)
+};
+
+namespace {
+// A thread other than the creator: its own descriptors (same shape as the creator's) point at
+// the creator's copies, its map at its own items, then the enclosing list's.
+void view_reductions(word* data, word* outer, const ws_reduction& rec) {
+  auto* map = new item_map;
+  if (outer != nullptr) *map = *reinterpret_cast<const item_map*>(outer[k_map]);
+  std::size_t k = 0;
+  for (word* d = data;; d = next_of(d), ++k) {
+    if (k == rec.ranges.size()) fatal("reduction(task, ...) clauses differ between the team's threads");
+    d[k_base] = rec.ranges[k].first;
+    d[k_end] = rec.ranges[k].second;
+    d[k_map] = 0;
+    for (std::size_t i = 0; i < d[k_count]; ++i) {
+      word* it = item(d, i);
+      it[2] = reinterpret_cast<word>(d);
+      (*map)[it[0]] = it;
+    }
+    if (d[k_next] == 0) {
+      d[k_next] = reinterpret_cast<word>(outer);
+      break;
+    }
+  }
+  data[k_map] = reinterpret_cast<word>(map);
+}
+}  // namespace
+
+void ws_reductions_enter(thread_state& ts, work_share& w, word* data, bool creator) {
+  // this thread's workshare taskgroup: the tasks of its part of the construct
+  auto* g = new taskgroup;
+  g->pending.owner = &ts;
+  g->prev = ts.cur_task->current_group;
+  word* outer = g->prev != nullptr ? g->prev->reductions : nullptr;
+  if (creator) {
+    // [P-OMP Reduce R5] the creator allocates the copies before W2 publishes the work share
+    register_reductions(data, outer, ts.cur_team->nthreads);
+    auto* rec = new ws_reduction;
+    rec->users.store(ts.cur_team->nthreads, std::memory_order_relaxed);  // published by W2
+    for (word* d = data;; d = next_of(d)) {
+      rec->ranges.emplace_back(d[k_base], d[k_end]);
+      if (next_of(d) == outer) break;
+    }
+    w.task_red = rec;
+  } else {
+    view_reductions(data, outer, *w.task_red);  // after W2's acquire
+  }
+  g->reductions = data;
+  g->ws_red = w.task_red;
+  ts.cur_task->current_group = g;
+}
+
 }  // namespace forkjoin::omp
 
 using namespace forkjoin::omp;
+
+// [P-OMP Reduce R5] after the construct (and, on thread 0, after the compiler combined the
+// copies): ends this thread's workshare taskgroup, waits for the team unless cancelled, and
+// the last thread frees the copies.
+FORKJOIN_OMP_EXPORT void GOMP_workshare_task_reduction_unregister(bool cancelled) {
+  thread_state& ts = self();
+  taskgroup* g = ts.cur_task->current_group;
+  if (g == nullptr || g->ws_red == nullptr) fatal("GOMP_workshare_task_reduction_unregister outside its construct");
+  wait_descendants(ts, g->pending);
+  ts.cur_task->current_group = g->prev;
+  ws_reduction* rec = g->ws_red;
+  delete reinterpret_cast<item_map*>(g->reductions[k_map]);
+  delete g;
+  if (!cancelled) barrier(ts);
+  if (rec->users.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP Reduce R5] pairs with the others' R5
+    for (const auto& r : rec->ranges) std::free(reinterpret_cast<void*>(r.first));
+    delete rec;
+  }
+}
+
+// scope reduction(task, ...): a work share only to meet the team's other threads
+FORKJOIN_OMP_EXPORT void GOMP_scope_start(std::uintptr_t* reductions) {
+  if (reductions == nullptr) return;
+  thread_state& ts = self();
+  const bool creator = ws_enter(ts);
+  ws_publish_extras(ts, creator, reductions, nullptr);
+  ws_leave(ts);
+}
 
 FORKJOIN_OMP_EXPORT void GOMP_taskgroup_reduction_register(std::uintptr_t* data) {
   thread_state& ts = self();

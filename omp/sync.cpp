@@ -74,10 +74,13 @@ FORKJOIN_OMP_EXPORT unsigned GOMP_sections_start(unsigned count) {
   }
   return sections_next(ts);
 }
+// reduction(task, ...) ([P-OMP Reduce R5]) and the team-shared buffer ([P-OMP WS W4])
 FORKJOIN_OMP_EXPORT unsigned GOMP_sections2_start(unsigned count, std::uintptr_t* reductions, void** mem) {
-  if (reductions != nullptr) unsupported("reduction(task, ...) on sections");
-  if (mem != nullptr) unsupported("GOMP_sections2_start with a work-share buffer");
-  return GOMP_sections_start(count);
+  thread_state& ts = self();
+  const bool creator = ws_enter(ts);
+  if (creator) init_sections_ws(*ts.cur_team, *ts.cur_ws, count);
+  ws_publish_extras(ts, creator, reductions, mem);
+  return sections_next(ts);
 }
 FORKJOIN_OMP_EXPORT unsigned GOMP_sections_next() { return sections_next(self()); }
 FORKJOIN_OMP_EXPORT void GOMP_sections_end() {

@@ -13,32 +13,6 @@ using forkjoin::omp::ull;
 #define FJ_UNSUPPORTED(ret, name, params, construct) \
   FORKJOIN_OMP_EXPORT ret name params { unsupported(construct); }
 
-// doacross loops: ordered(n) with depend(sink) / depend(source)
-FJ_UNSUPPORTED(bool, GOMP_loop_doacross_static_start, (unsigned, long*, long, long*, long*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(bool, GOMP_loop_doacross_dynamic_start, (unsigned, long*, long, long*, long*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(bool, GOMP_loop_doacross_guided_start, (unsigned, long*, long, long*, long*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(bool, GOMP_loop_doacross_runtime_start, (unsigned, long*, long*, long*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(bool, GOMP_loop_doacross_start, (unsigned, long*, long, long, long*, long*, std::uintptr_t*, void**),
-               "doacross (ordered(n))")
-FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_static_start, (unsigned, ull*, ull, ull*, ull*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_dynamic_start, (unsigned, ull*, ull, ull*, ull*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_guided_start, (unsigned, ull*, ull, ull*, ull*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_runtime_start, (unsigned, ull*, ull*, ull*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(bool, GOMP_loop_ull_doacross_start, (unsigned, ull*, long, ull, ull*, ull*, std::uintptr_t*, void**),
-               "doacross (ordered(n))")
-FJ_UNSUPPORTED(void, GOMP_doacross_post, (long*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(void, GOMP_doacross_wait, (long, ...), "doacross (ordered(n))")
-FJ_UNSUPPORTED(void, GOMP_doacross_ull_post, (ull*), "doacross (ordered(n))")
-FJ_UNSUPPORTED(void, GOMP_doacross_ull_wait, (ull, ...), "doacross (ordered(n))")
-
-// task reductions on worksharing constructs (reduction.cpp has the others)
-FJ_UNSUPPORTED(void, GOMP_workshare_task_reduction_unregister, (bool),
-               "reduction(task, ...) on a worksharing construct")
-
-FORKJOIN_OMP_EXPORT void GOMP_scope_start(std::uintptr_t* reductions) {
-  if (reductions != nullptr) unsupported("reduction(task, ...) on scope");
-}
-
 // host teams
 FJ_UNSUPPORTED(void, GOMP_teams_reg, (fn_t, void*, unsigned, unsigned, unsigned), "teams (host teams)")
 FJ_UNSUPPORTED(bool, GOMP_teams4, (unsigned, unsigned, unsigned, bool), "teams (inside target)")

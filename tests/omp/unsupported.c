@@ -17,24 +17,6 @@ int main(int argc, char** argv) {
       x = 1;
 #pragma omp taskwait
     }
-  } else if (strcmp(argv[1], "doacross") == 0) {
-    int a[100] = {0};
-#pragma omp parallel for ordered(1)
-    for (int i = 1; i < 100; ++i) {
-#pragma omp ordered depend(sink : i - 1)
-      a[i] = a[i - 1] + 1;
-#pragma omp ordered depend(source)
-    }
-    y = a[99];
-  } else if (strcmp(argv[1], "for_task_reduction") == 0) {
-#pragma omp parallel
-    {
-#pragma omp for reduction(task, + : x)
-      for (int i = 0; i < 10; ++i) {
-#pragma omp task in_reduction(+ : x)
-        x++;
-      }
-    }
   }
   printf("ran %d %d\n", x, y);
   return 0;

@@ -1,0 +1,178 @@
+// doacross.cpp: doacross loops, `ordered(n)` with `depend(sink: ...)` and `depend(source)`:
+// the table of posted iterations, GOMP_doacross_post and GOMP_doacross_wait (long and
+// unsigned long long). The loops themselves start in loop.cpp. Protocol: [P-OMP Doacross].
+#include <cstdarg>
+#include <cstdlib>
+#include <vector>
+
+#include "internal.hpp"
+
+namespace forkjoin::omp {
+
+// gcc numbers the iterations of each of the ncounts dimensions 0, 1, ... counts[d] - 1 (the
+// first dimension spans the collapsed loops, which the work share schedules); an iteration
+// vector v has the lexicographic rank ((v0 * c1 + v1) * c2 + v2) ...
+struct doacross {
+  unsigned ncounts = 0;
+  unsigned nthreads = 1;
+  std::vector<std::uint64_t> counts;
+  int kind = k_sched_static;
+  std::uint64_t chunk = 0;
+  std::uint64_t q = 0, r = 0;  // static without a chunk: count = q * nthreads + r
+  std::size_t stride = 1;      // words between entries (a cache line for per-thread entries)
+  void* raw = nullptr;
+  std::uint64_t* entries = nullptr;  // per entry: 1 + rank of its last posted iteration, 0 none
+  event posted;                      // waiters park here ([P-OMP Wait])
+};
+
+namespace {
+
+constexpr unsigned k_max_dims = 64;  // ordered(n) dimensions: a sink vector lives on the stack
+constexpr std::size_t k_line_words = forkjoin::detail::k_cache_line / sizeof(std::uint64_t);
+
+// [P-OMP Doacross X1] the entry that records iteration v0 of the first dimension: the one of
+// the thread (static) or the chunk (dynamic) or the iteration (guided) that runs it. Each
+// entry's iterations run on one thread in increasing order.
+std::size_t entry_of(const doacross& dx, std::uint64_t v0) noexcept {
+  switch (dx.kind) {
+    case k_sched_static:
+      if (dx.chunk == 0) {
+        const std::uint64_t boundary = dx.r * (dx.q + 1);  // the first r threads run q + 1 iterations
+        return static_cast<std::size_t>(v0 < boundary ? v0 / (dx.q + 1) : dx.r + (v0 - boundary) / dx.q);
+      }
+      return static_cast<std::size_t>(v0 / dx.chunk % dx.nthreads);
+    case k_sched_dynamic:
+      return static_cast<std::size_t>(v0 / dx.chunk);
+    default:  // guided: chunk boundaries are not known in advance
+      return static_cast<std::size_t>(v0);
+  }
+}
+
+// False when v lies outside the iteration space (such a wait is ignored); else its rank.
+bool rank_of(const doacross& dx, const std::uint64_t* v, std::uint64_t& rank) noexcept {
+  std::uint64_t x = 0;
+  for (unsigned d = 0; d < dx.ncounts; ++d) {
+    if (v[d] >= dx.counts[d]) return false;
+    x = x * dx.counts[d] + v[d];  // below the product of the counts, which fits (doacross_create)
+  }
+  rank = x;
+  return true;
+}
+
+// The doacross table of the calling thread's current loop; null outside a doacross loop and
+// in a team of one, which has none (its waits are all for iterations that already ran).
+doacross* current() noexcept {
+  work_share* w = self().cur_ws;
+  return w != nullptr ? w->dx : nullptr;
+}
+
+void post(doacross& dx, const std::uint64_t* v) noexcept {
+  std::uint64_t rank;
+  if (!rank_of(dx, v, rank)) return;
+  std::atomic_ref<std::uint64_t> e(dx.entries[entry_of(dx, v[0]) * dx.stride]);
+  e.store(rank + 1, std::memory_order_release);  // [P-OMP Doacross X2] pairs with X3's acquire
+  dx.posted.notify();                            // [P-OMP Wait W2]
+}
+
+void wait(doacross& dx, const std::uint64_t* v) noexcept {
+  std::uint64_t rank;
+  if (!rank_of(dx, v, rank)) return;  // outside the iteration space: nothing to wait for
+  std::atomic_ref<std::uint64_t> e(dx.entries[entry_of(dx, v[0]) * dx.stride]);
+  // [P-OMP Doacross X3] the entry's owner posts its iterations in increasing order: once it
+  // posted v or a later one, v's writes are visible (acquire, pairs with X2)
+  auto done = [&] { return e.load(std::memory_order_acquire) > rank; };
+  if (done()) return;
+  dx.posted.wait_until(done, [] { return false; });
+}
+
+// The sink vector of a wait: `first`, then ncounts - 1 more values of the same type.
+template <class T>
+void read_sink(const doacross& dx, T first, va_list ap, std::uint64_t* v) noexcept {
+  v[0] = static_cast<std::uint64_t>(first);
+  for (unsigned d = 1; d < dx.ncounts; ++d) v[d] = static_cast<std::uint64_t>(va_arg(ap, T));
+}
+}  // namespace
+
+doacross* doacross_create(const work_share& w, unsigned nthreads, unsigned ncounts, const std::uint64_t* counts) {
+  if (ncounts == 0 || ncounts > k_max_dims) fatal("a doacross loop with more than 64 ordered dimensions");
+  auto* dx = new doacross;
+  dx->ncounts = ncounts;
+  dx->nthreads = nthreads;
+  dx->counts.assign(counts, counts + ncounts);
+  std::uint64_t product = 1;
+  for (unsigned d = 0; d < ncounts; ++d)
+    if (__builtin_mul_overflow(product, counts[d], &product))
+      fatal("a doacross loop with 2^64 or more iterations is not supported");
+  dx->kind = w.kind;
+  dx->chunk = w.chunk;
+  const std::uint64_t count = w.count;
+  std::uint64_t nentries;
+  if (dx->kind == k_sched_static) {  // one entry per thread, a cache line each
+    dx->q = count / nthreads;
+    dx->r = count % nthreads;
+    nentries = nthreads;
+    dx->stride = k_line_words;
+  } else {
+    nentries = dx->kind == k_sched_dynamic ? count / w.chunk + (count % w.chunk != 0 ? 1 : 0) : count;
+  }
+  std::uint64_t words;
+  if (__builtin_mul_overflow(nentries, std::uint64_t{dx->stride}, &words) || words > (SIZE_MAX - 64) / 8)
+    fatal("out of memory allocating a doacross loop's table");
+  // calloc: zeroed (nothing posted) and, for large tables, untouched until used
+  dx->raw = std::calloc(static_cast<std::size_t>(words) * 8 + forkjoin::detail::k_cache_line, 1);
+  if (dx->raw == nullptr) fatal("out of memory allocating a doacross loop's table");
+  const auto base = reinterpret_cast<std::uintptr_t>(dx->raw);
+  const std::uintptr_t line = forkjoin::detail::k_cache_line;
+  dx->entries = reinterpret_cast<std::uint64_t*>((base + line - 1) / line * line);
+  return dx;
+}
+
+void doacross_free(doacross* dx) noexcept {
+  if (dx == nullptr) return;
+  std::free(dx->raw);
+  delete dx;
+}
+
+}  // namespace forkjoin::omp
+
+using namespace forkjoin::omp;
+using forkjoin::omp::ull;
+
+namespace {
+template <class T>
+void post_entry(const T* counts) {
+  doacross* dx = current();
+  if (dx == nullptr) {
+    forkjoin::detail::seq_cst_fence();  // outside a doacross loop of a team: as libgomp, a full barrier
+    return;
+  }
+  std::uint64_t v[k_max_dims];
+  for (unsigned d = 0; d < dx->ncounts; ++d) v[d] = static_cast<std::uint64_t>(counts[d]);
+  post(*dx, v);
+}
+}  // namespace
+
+FORKJOIN_OMP_EXPORT void GOMP_doacross_post(long* counts) { post_entry(counts); }
+FORKJOIN_OMP_EXPORT void GOMP_doacross_ull_post(ull* counts) { post_entry(counts); }
+
+FORKJOIN_OMP_EXPORT void GOMP_doacross_wait(long first, ...) {
+  doacross* dx = current();
+  if (dx == nullptr) return;
+  std::uint64_t v[k_max_dims];
+  va_list ap;
+  va_start(ap, first);
+  read_sink<long>(*dx, first, ap, v);
+  va_end(ap);
+  wait(*dx, v);
+}
+
+FORKJOIN_OMP_EXPORT void GOMP_doacross_ull_wait(ull first, ...) {
+  doacross* dx = current();
+  if (dx == nullptr) return;
+  std::uint64_t v[k_max_dims];
+  va_list ap;
+  va_start(ap, first);
+  read_sink<ull>(*dx, first, ap, v);
+  va_end(ap);
+  wait(*dx, v);
+}
