@@ -46,7 +46,11 @@ struct icv {
   bool run_monotonic = false;
   bool dyn = false;
   unsigned max_active_levels = 1;
-  unsigned bind = 0;  // proc-bind-var: 0 false, 1 true, 2 primary, 3 close, 4 spread
+  unsigned bind = 0;          // proc-bind-var: 0 false, 1 true, 2 primary, 3 close, 4 spread
+  unsigned thread_limit = 0;  // thread-limit-var set by a teams or target region (0: OMP_THREAD_LIMIT's)
+  // the league of a teams construct this task runs in ([P-OMP Teams]): inherited like an ICV,
+  // so parallel regions and tasks inside team k still answer omp_get_team_num() == k
+  unsigned league_size = 1, league_num = 0;
 };
 
 // Process-wide settings from the environment (env.cpp), read once, then constant.
@@ -220,9 +224,30 @@ struct task {
   bool dep_done = false;                // finished: later tasks need no edge from it
   std::vector<task*>* successors = nullptr;
   struct dep_map* deps = nullptr;  // its children's last writers and readers, by address
+  // detach ([P-OMP Detach], detach.cpp)
+  bool detached = false;
+  bool detached_children = false;  // a team of one defers tasks: track its children's dependences
+  bool inbox_finish = false;       // in the team's inbox to be finished (else to be run)
+  task* inbox_next = nullptr;
+  std::atomic<std::uint32_t> detach_left{0};  // body and event still to come (2, 1, 0)
+  thread_state* detach_waiter = nullptr;      // an undeferred detached task's encountering thread
 };
 
 void run_task(thread_state& ts, task* t) noexcept;
+void finish_task(thread_state& ts, task* t) noexcept;  // [P-OMP Task T4]
+
+// [P-OMP Detach] (detach.cpp). A new detached task's event handle, registered until fulfilled.
+void* register_event(task* t);
+// Called when a detached task's body returned; true if its event was fulfilled already (the
+// caller completes it), false if omp_fulfill_event will.
+bool detached_body_returned(task* t) noexcept;
+// Runs an undeferred (if(false) or included) detached task: its body, then waits for its event.
+void run_undeferred_detached(thread_state& ts, task* t) noexcept;
+// The team's inbox: tasks made ready, or detached tasks to finish, by threads that may not push
+// on the team's deques. Takes one entry (a descendant of the current task unless `any`) and
+// runs or finishes it; true if it did.
+bool run_inbox(thread_state& ts, bool any) noexcept;
+void inbox_push(team& tm, task* t, bool finish) noexcept;
 // Runs one task of ts's team if one is available (any task: barrier rules). True if it ran one.
 bool run_any_task(thread_state& ts) noexcept;
 // Waits until latch reaches zero, running descendants of the current task meanwhile.
@@ -304,6 +329,10 @@ struct team {
   count_latch attached;           // team threads 1..n-1 that may still touch the team ([P-OMP Team E2])
   member_job* members = nullptr;  // threads 1..n-1's turns (members[k - 1])
 
+  // [P-OMP Detach] the inbox (under inbox_lock, a futex mutex); head read relaxed as a hint
+  std::atomic<task*> inbox{nullptr};
+  std::uint32_t inbox_lock = 0;
+
   task* implicit_tasks = nullptr;                              // nthreads of them
   forkjoin::detail::chase_lev_deque<task*>* deques = nullptr;  // one per team thread
   saved_state* saved = nullptr;                                // the primary thread's outer state
@@ -360,6 +389,10 @@ struct saved_state {
   std::uint64_t static_trip, chunk_lo, chunk_hi;
   bool have_chunk;
 };
+
+// [P-OMP Teams M1] (teams.cpp) runs fn(data) with the caller as the initial thread of a new
+// team of one whose implicit task has the ICVs v; `fresh`: at level 0 (a target region).
+void run_as_initial_thread(thread_state& ts, const icv& v, fn_t fn, void* data, bool fresh) noexcept;
 
 // ---- team life cycle (team.cpp) ----------------------------------------------------------
 

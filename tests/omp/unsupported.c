@@ -8,16 +8,7 @@
 int main(int argc, char** argv) {
   CHECK(argc == 2);
   int x = 0, y = 0;
-  if (strcmp(argv[1], "detach") == 0) {
-#pragma omp parallel
-#pragma omp single
-    {
-      omp_event_handle_t ev;
-#pragma omp task detach(ev)
-      x = 1;
-#pragma omp taskwait
-    }
-  } else if (strcmp(argv[1], "doacross") == 0) {
+  if (strcmp(argv[1], "doacross") == 0) {
     int a[100] = {0};
 #pragma omp parallel for ordered(1)
     for (int i = 1; i < 100; ++i) {
