@@ -10,11 +10,11 @@
 namespace forkjoin::omp {
 namespace {
 
-void release(task* t) noexcept { release_task(t); }
-
 // Above this many queued tasks in a team, new tasks run undeferred (bounds the memory a
 // runaway producer can pin; 10^5-task programs stay well below it).
 constexpr std::int64_t k_throttle = std::int64_t{1} << 22;
+
+void release(task* t) noexcept { release_task(t); }
 
 // Copies the arguments into a new task. A detached task's event handle is written into the
 // encountering task's variable and the first word of the arguments before the copy, as

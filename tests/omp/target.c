@@ -114,6 +114,32 @@ static void target_nowait_depend(void) {
   CHECK(y == 2 && z == 3);
   CHECK(got == 5);
 
+  /* the data constructs' own dependences: enter data nowait orders a reader of w after the
+     writer through z; target update (without nowait) waits for the writer */
+  int w = 0, seen_w = -1, wz = 0, w_at_update = -1;
+#pragma omp parallel shared(w, seen_w, wz, w_at_update)
+#pragma omp single
+  {
+#pragma omp task depend(out : w) shared(w)
+    {
+      nap();
+      w = 1;
+    }
+#pragma omp target enter data map(to : w) nowait depend(in : w) depend(out : wz)
+#pragma omp task depend(in : wz) shared(w, seen_w)
+    seen_w = w;
+#pragma omp task depend(out : w) shared(w)
+    {
+      nap();
+      w = 2;
+    }
+#pragma omp target update to(w) depend(in : w)
+    w_at_update = w;
+#pragma omp taskwait
+  }
+  CHECK(seen_w == 1);
+  CHECK(w_at_update == 2);
+
   /* data constructs: enter data / a region / exit data chained by dependences, nowait */
   static int v[k_n];
   long total = 0;
