@@ -115,7 +115,7 @@ static void target_nowait_depend(void) {
   CHECK(got == 5);
 
   /* the data constructs' own dependences: enter data nowait orders a reader of w after the
-     writer through z; target update (without nowait) waits for the writer */
+     writer through wz; target update (without nowait) waits for the second writer */
   int w = 0, seen_w = -1, wz = 0, w_at_update = -1;
 #pragma omp parallel shared(w, seen_w, wz, w_at_update)
 #pragma omp single
@@ -128,7 +128,7 @@ static void target_nowait_depend(void) {
 #pragma omp target enter data map(to : w) nowait depend(in : w) depend(out : wz)
 #pragma omp task depend(in : wz) shared(w, seen_w)
     seen_w = w;
-#pragma omp task depend(out : w) shared(w)
+#pragma omp task depend(out : w) depend(inout : wz) shared(w)
     {
       nap();
       w = 2;
