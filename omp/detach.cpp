@@ -62,9 +62,8 @@ void inbox_push(team& tm, task* t, bool finish) noexcept {
   if (group_owner != nullptr) wake_thread(*group_owner);
 }
 
-bool run_inbox(thread_state& ts, bool any) noexcept {
+bool run_inbox_slow(thread_state& ts, bool any) noexcept {
   team& tm = *ts.cur_team;
-  if (tm.inbox.load(std::memory_order_relaxed) == nullptr) return false;
   mutex_lock(&tm.inbox_lock);  // [P-OMP Detach V4] pairs with inbox_push's unlock
   task* prev = nullptr;
   task* x = tm.inbox.load(std::memory_order_relaxed);

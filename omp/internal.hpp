@@ -218,19 +218,18 @@ struct task {
   bool implicit = false;
   bool final_task = false;
   bool deferred = false;
+  bool detached = false;  // [P-OMP Detach] (detach.cpp)
   // dependences ([P-OMP Depend])
-  std::atomic<std::uint32_t> npred{0};  // unfinished predecessors + 1 while being created
-  std::uint32_t dep_lock = 0;           // futex mutex over dep_done and successors
-  bool dep_done = false;                // finished: later tasks need no edge from it
+  std::atomic<std::uint32_t> npred{0};        // unfinished predecessors + 1 while being created
+  std::uint32_t dep_lock = 0;                 // futex mutex over dep_done and successors
+  bool dep_done = false;                      // finished: later tasks need no edge from it
+  bool detached_children = false;             // [P-OMP Detach V5] a team of one tracks its children's dependences
+  bool inbox_finish = false;                  // [P-OMP Detach V4] in the team's inbox to be finished (else run)
+  std::atomic<std::uint32_t> detach_left{0};  // [P-OMP Detach V2] body and event still to come (2, 1, 0)
   std::vector<task*>* successors = nullptr;
-  struct dep_map* deps = nullptr;  // its children's last writers and readers, by address
-  // detach ([P-OMP Detach], detach.cpp)
-  bool detached = false;
-  bool detached_children = false;  // a team of one defers tasks: track its children's dependences
-  bool inbox_finish = false;       // in the team's inbox to be finished (else to be run)
-  task* inbox_next = nullptr;
-  std::atomic<std::uint32_t> detach_left{0};  // body and event still to come (2, 1, 0)
-  thread_state* detach_waiter = nullptr;      // an undeferred detached task's encountering thread
+  struct dep_map* deps = nullptr;         // its children's last writers and readers, by address
+  task* inbox_next = nullptr;             // [P-OMP Detach V4]
+  thread_state* detach_waiter = nullptr;  // [P-OMP Detach V6] an undeferred detached task's encountering thread
 };
 
 void run_task(thread_state& ts, task* t) noexcept;
@@ -245,8 +244,8 @@ bool detached_body_returned(task* t) noexcept;
 void run_undeferred_detached(thread_state& ts, task* t) noexcept;
 // The team's inbox: tasks made ready, or detached tasks to finish, by threads that may not push
 // on the team's deques. Takes one entry (a descendant of the current task unless `any`) and
-// runs or finishes it; true if it did.
-bool run_inbox(thread_state& ts, bool any) noexcept;
+// runs or finishes it; true if it did. run_inbox (after team) checks the head first.
+bool run_inbox_slow(thread_state& ts, bool any) noexcept;
 void inbox_push(team& tm, task* t, bool finish) noexcept;
 // Runs one task of ts's team if one is available (any task: barrier rules). True if it ran one.
 bool run_any_task(thread_state& ts) noexcept;
@@ -344,6 +343,8 @@ struct team {
   int part_lo = 0, part_len = 0;
 };
 
+inline bool run_inbox(thread_state& ts, bool any) noexcept;
+
 // One per OS thread that uses the runtime. Lives until the process ends (team threads and
 // latches point at it).
 struct thread_state {
@@ -368,6 +369,11 @@ struct thread_state {
   // pool workers reserved for the region this thread is about to start ([P-OMP Team S4])
   std::vector<unsigned> reserved;
 };
+
+inline bool run_inbox(thread_state& ts, bool any) noexcept {
+  // [P-OMP Detach V4] the head is a hint read relaxed; the slow path takes the lock
+  return ts.cur_team->inbox.load(std::memory_order_relaxed) != nullptr && run_inbox_slow(ts, any);
+}
 
 // The state of the calling thread; created on first use with its initial team and task.
 thread_state& self() noexcept;

@@ -44,7 +44,8 @@ task* allocate(void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_
 
 // [P-OMP Task T4] bookkeeping when a task's body has returned (and, if detached, its event
 // was fulfilled: [P-OMP Detach V3]).
-void finish_task(thread_state& ts, task* t) noexcept {
+namespace {
+inline void finish(thread_state& ts, task* t) noexcept {
   team* tm = t->owner_team;
   const bool deferred = t->deferred;
   if (deferred) {
@@ -57,6 +58,9 @@ void finish_task(thread_state& ts, task* t) noexcept {
   if (deferred)
     tm->pending_tasks.fetch_sub(1, std::memory_order_acq_rel);  // [P-OMP Task T4] pairs with the barrier's acquire
 }
+}  // namespace
+
+void finish_task(thread_state& ts, task* t) noexcept { finish(ts, t); }
 
 void release_task(task* t) noexcept {
   if (t->implicit) return;
@@ -87,7 +91,7 @@ void run_task(thread_state& ts, task* t) noexcept {
   if (!t->deferred || !task_cancelled(*t)) t->fn(t->data);  // [P-OMP Cancel K5] discarded unstarted
   ts.cur_task = prev;
   if (t->detached && !detached_body_returned(t)) return;  // [P-OMP Detach V3] the event completes it
-  finish_task(ts, t);
+  finish(ts, t);
 }
 
 bool run_any_task(thread_state& ts) noexcept {
