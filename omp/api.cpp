@@ -64,6 +64,8 @@ FORKJOIN_OMP_EXPORT void omp_get_schedule(int* kind, int* chunk) {
 }
 
 FORKJOIN_OMP_EXPORT int omp_get_thread_limit() {
+  const unsigned clause = self().cur_task->icvs.thread_limit;  // a teams or target thread_limit clause
+  if (clause != 0 && (config().thread_limit == 0 || clause < config().thread_limit)) return static_cast<int>(clause);
   return config().thread_limit != 0 ? static_cast<int>(config().thread_limit) : 0x7fffffff;
 }
 FORKJOIN_OMP_EXPORT void omp_set_max_active_levels(int n) {
@@ -90,12 +92,11 @@ FORKJOIN_OMP_EXPORT int omp_get_cancellation() { return config().cancellation ? 
 FORKJOIN_OMP_EXPORT int omp_get_proc_bind() { return static_cast<int>(self().cur_task->icvs.bind); }
 FORKJOIN_OMP_EXPORT int omp_get_max_task_priority() { return config().max_task_priority; }
 
-// Devices: the host is the only one; target regions are not supported.
+// Devices: the host is the only one; target regions run on it (target.cpp), the league
+// queries are in teams.cpp.
 FORKJOIN_OMP_EXPORT void omp_set_default_device(int) {}
 FORKJOIN_OMP_EXPORT int omp_get_default_device() { return 0; }
 FORKJOIN_OMP_EXPORT int omp_get_num_devices() { return 0; }
-FORKJOIN_OMP_EXPORT int omp_get_num_teams() { return 1; }
-FORKJOIN_OMP_EXPORT int omp_get_team_num() { return 0; }
 FORKJOIN_OMP_EXPORT int omp_is_initial_device() { return 1; }
 FORKJOIN_OMP_EXPORT int omp_get_initial_device() { return 0; }
 FORKJOIN_OMP_EXPORT int omp_get_device_num() { return 0; }

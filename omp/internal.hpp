@@ -46,7 +46,11 @@ struct icv {
   bool run_monotonic = false;
   bool dyn = false;
   unsigned max_active_levels = 1;
-  unsigned bind = 0;  // proc-bind-var: 0 false, 1 true, 2 primary, 3 close, 4 spread
+  unsigned bind = 0;          // proc-bind-var: 0 false, 1 true, 2 primary, 3 close, 4 spread
+  unsigned thread_limit = 0;  // thread-limit-var set by a teams or target region (0: OMP_THREAD_LIMIT's)
+  // the league of a teams construct this task runs in ([P-OMP Teams]): inherited like an ICV,
+  // so parallel regions and tasks inside team k still answer omp_get_team_num() == k
+  unsigned league_size = 1, league_num = 0;
 };
 
 // Process-wide settings from the environment (env.cpp), read once, then constant.
@@ -217,15 +221,35 @@ struct task {
   bool implicit = false;
   bool final_task = false;
   bool deferred = false;
+  bool detached = false;  // [P-OMP Detach] (detach.cpp)
   // dependences ([P-OMP Depend])
-  std::atomic<std::uint32_t> npred{0};  // unfinished predecessors + 1 while being created
-  std::uint32_t dep_lock = 0;           // futex mutex over dep_done and successors
-  bool dep_done = false;                // finished: later tasks need no edge from it
+  std::atomic<std::uint32_t> npred{0};        // unfinished predecessors + 1 while being created
+  std::uint32_t dep_lock = 0;                 // futex mutex over dep_done and successors
+  bool dep_done = false;                      // finished: later tasks need no edge from it
+  bool detached_children = false;             // [P-OMP Detach V5] a team of one tracks its children's dependences
+  bool inbox_finish = false;                  // [P-OMP Detach V4] in the team's inbox to be finished (else run)
+  std::atomic<std::uint32_t> detach_left{0};  // [P-OMP Detach V2] body and event still to come (2, 1, 0)
   std::vector<task*>* successors = nullptr;
-  struct dep_map* deps = nullptr;  // its children's last writers and readers, by address
+  struct dep_map* deps = nullptr;         // its children's last writers and readers, by address
+  task* inbox_next = nullptr;             // [P-OMP Detach V4]
+  thread_state* detach_waiter = nullptr;  // [P-OMP Detach V6] an undeferred detached task's encountering thread
 };
 
 void run_task(thread_state& ts, task* t) noexcept;
+void finish_task(thread_state& ts, task* t) noexcept;  // [P-OMP Task T4]
+
+// [P-OMP Detach] (detach.cpp). A new detached task's event handle, registered until fulfilled.
+void* register_event(task* t);
+// Called when a detached task's body returned; true if its event was fulfilled already (the
+// caller completes it), false if omp_fulfill_event will.
+bool detached_body_returned(task* t) noexcept;
+// Runs an undeferred (if(false) or included) detached task: its body, then waits for its event.
+void run_undeferred_detached(thread_state& ts, task* t) noexcept;
+// The team's inbox: tasks made ready, or detached tasks to finish, by threads that may not push
+// on the team's deques. Takes one entry (a descendant of the current task unless `any`) and
+// runs or finishes it; true if it did. run_inbox (after team) checks the head first.
+bool run_inbox_slow(thread_state& ts, bool any) noexcept;
+void inbox_push(team& tm, task* t, bool finish) noexcept;
 // Runs one task of ts's team if one is available (any task: barrier rules). True if it ran one.
 bool run_any_task(thread_state& ts) noexcept;
 // Waits until latch reaches zero, running descendants of the current task meanwhile.
@@ -313,6 +337,10 @@ struct team {
   count_latch attached;           // team threads 1..n-1 that may still touch the team ([P-OMP Team E2])
   member_job* members = nullptr;  // threads 1..n-1's turns (members[k - 1])
 
+  // [P-OMP Detach] the inbox (under inbox_lock, a futex mutex); head read relaxed as a hint
+  std::atomic<task*> inbox{nullptr};
+  std::uint32_t inbox_lock = 0;
+
   task* implicit_tasks = nullptr;                              // nthreads of them
   forkjoin::detail::chase_lev_deque<task*>* deques = nullptr;  // one per team thread
   saved_state* saved = nullptr;                                // the primary thread's outer state
@@ -323,6 +351,8 @@ struct team {
   int bind_place = -1;
   int part_lo = 0, part_len = 0;
 };
+
+inline bool run_inbox(thread_state& ts, bool any) noexcept;
 
 // One per OS thread that uses the runtime. Lives until the process ends (team threads and
 // latches point at it).
@@ -349,6 +379,11 @@ struct thread_state {
   std::vector<unsigned> reserved;
 };
 
+inline bool run_inbox(thread_state& ts, bool any) noexcept {
+  // [P-OMP Detach V4] the head is a hint read relaxed; the slow path takes the lock
+  return ts.cur_team->inbox.load(std::memory_order_relaxed) != nullptr && run_inbox_slow(ts, any);
+}
+
 // The state of the calling thread; created on first use with its initial team and task.
 thread_state& self() noexcept;
 // Makes ts the calling thread's state: a new spare thread takes over a retired one's.
@@ -369,6 +404,10 @@ struct saved_state {
   std::uint64_t static_trip, chunk_lo, chunk_hi;
   bool have_chunk;
 };
+
+// [P-OMP Teams M1] (teams.cpp) runs fn(data) with the caller as the initial thread of a new
+// team of one whose implicit task has the ICVs v; `fresh`: at level 0 (a target region).
+void run_as_initial_thread(thread_state& ts, const icv& v, fn_t fn, void* data, bool fresh) noexcept;
 
 // ---- team life cycle (team.cpp) ----------------------------------------------------------
 

@@ -16,8 +16,36 @@ constexpr std::int64_t k_throttle = std::int64_t{1} << 22;
 
 void release(task* t) noexcept { release_task(t); }
 
-// [P-OMP Task T4] bookkeeping when a task's body has returned.
-void finish(thread_state& ts, task* t) noexcept {
+// Copies the arguments into a new task. A detached task's event handle is written into the
+// encountering task's variable and the first word of the arguments before the copy, as
+// libgomp does (gcc reads it there) [P-OMP Detach V1].
+task* allocate(void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_align, void* detach) {
+  std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
+  std::size_t size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
+  std::size_t header = (sizeof(task) + align - 1) / align * align;
+  std::size_t block_align = align > alignof(task) ? align : alignof(task);
+  std::size_t total = (header + size + block_align - 1) / block_align * block_align;
+  void* block = std::aligned_alloc(block_align, total);
+  if (block == nullptr) fatal("out of memory allocating a task");
+  task* t = new (block) task;
+  t->data = static_cast<char*>(block) + header;
+  if (detach != nullptr) {
+    void* handle = register_event(t);
+    *static_cast<void**>(detach) = handle;
+    if (data != nullptr) *static_cast<void**>(data) = handle;
+  }
+  if (cpyfn != nullptr)
+    cpyfn(t->data, data);
+  else if (size != 0)
+    std::memcpy(t->data, data, size);
+  return t;
+}
+}  // namespace
+
+// [P-OMP Task T4] bookkeeping when a task's body has returned (and, if detached, its event
+// was fulfilled: [P-OMP Detach V3]).
+namespace {
+inline void finish(thread_state& ts, task* t) noexcept {
   team* tm = t->owner_team;
   const bool deferred = t->deferred;
   if (deferred) {
@@ -30,24 +58,9 @@ void finish(thread_state& ts, task* t) noexcept {
   if (deferred)
     tm->pending_tasks.fetch_sub(1, std::memory_order_acq_rel);  // [P-OMP Task T4] pairs with the barrier's acquire
 }
-
-task* allocate(void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_align) {
-  std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
-  std::size_t size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
-  std::size_t header = (sizeof(task) + align - 1) / align * align;
-  std::size_t block_align = align > alignof(task) ? align : alignof(task);
-  std::size_t total = (header + size + block_align - 1) / block_align * block_align;
-  void* block = std::aligned_alloc(block_align, total);
-  if (block == nullptr) fatal("out of memory allocating a task");
-  task* t = new (block) task;
-  t->data = static_cast<char*>(block) + header;
-  if (cpyfn != nullptr)
-    cpyfn(t->data, data);
-  else if (size != 0)
-    std::memcpy(t->data, data, size);
-  return t;
-}
 }  // namespace
+
+void finish_task(thread_state& ts, task* t) noexcept { finish(ts, t); }
 
 void release_task(task* t) noexcept {
   if (t->implicit) return;
@@ -61,6 +74,10 @@ void release_task(task* t) noexcept {
 
 void push_ready(thread_state& ts, task* t) noexcept {
   team& tm = *t->owner_team;
+  if (tm.deques == nullptr) {  // a team of one made a waiting task ready ([P-OMP Detach V5])
+    inbox_push(tm, t, false);
+    return;
+  }
   t->seq = ts.push_seq++;
   tm.deques[ts.id].push(t);
   tm.wakeup.notify();
@@ -73,15 +90,17 @@ void run_task(thread_state& ts, task* t) noexcept {
   t->mark = ts.push_seq;  // [P-OMP Task T3] tasks pushed from now on are its descendants
   if (!t->deferred || !task_cancelled(*t)) t->fn(t->data);  // [P-OMP Cancel K5] discarded unstarted
   ts.cur_task = prev;
+  if (t->detached && !detached_body_returned(t)) return;  // [P-OMP Detach V3] the event completes it
   finish(ts, t);
 }
 
 bool run_any_task(thread_state& ts) noexcept {
   team& t = *ts.cur_team;
-  if (t.deques == nullptr) return false;
   // no deferred task in the team: skip the deque pop's fence and the steal attempts (a task
   // pushed meanwhile is found on the next round; barriers re-check with acquire, B2)
   if (t.pending_tasks.load(std::memory_order_relaxed) == 0) return false;
+  if (run_inbox(ts, true)) return true;  // [P-OMP Detach V4]
+  if (t.deques == nullptr) return false;
   if (task* x = t.deques[ts.id].pop()) {
     run_task(ts, x);
     return true;
@@ -119,16 +138,23 @@ namespace {
 // arguments before the task can run (taskloop writes its bounds there).
 template <class Prepare>
 void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align, bool if_clause,
-           unsigned flags, Prepare prepare, void** depend = nullptr) {
+           unsigned flags, Prepare prepare, void** depend = nullptr, void* detach = nullptr) {
   thread_state& ts = self();
   if (creation_cancelled(ts)) return;  // [P-OMP Cancel K5] nothing to create in a cancelled group or team
   task* parent = ts.cur_task;
   team& tm = *ts.cur_team;
-  // [P-OMP Task T1] undeferred: if(false), an included task of a final task, a team of one,
-  // or the throttle; such a task still gets its own task context
-  const bool undeferred = !if_clause || parent->final_task || tm.nthreads == 1 ||
-                          tm.pending_tasks.load(std::memory_order_relaxed) > k_throttle;
-  task* t = allocate(cpyfn, data, arg_size, arg_align);
+  // [P-OMP Task T1] undeferred: if(false), an included task of a final task, the throttle, or
+  // a team of one (which runs a task at once unless it is detached or must wait for a detached
+  // sibling: [P-OMP Detach V5]); such a task still gets its own task context
+  const bool one = tm.deques == nullptr;
+  const bool included =
+      !if_clause || parent->final_task || tm.pending_tasks.load(std::memory_order_relaxed) > k_throttle;
+  if (detach != nullptr && one && !included) parent->detached_children = true;
+  // [P-OMP Depend] in a team of one or under a final task every sibling has finished when the
+  // next is created, unless one was detached
+  const bool track = depend != nullptr && !parent->final_task && (!one || parent->detached_children);
+  const bool undeferred = included || (one && detach == nullptr && !track);
+  task* t = allocate(cpyfn, data, arg_size, arg_align, detach);
   prepare(t->data);
   t->fn = fn;
   t->parent = parent;
@@ -136,8 +162,6 @@ void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long
   t->icvs = parent->icvs;
   t->final_task = (flags & 2u) != 0 || parent->final_task;
   t->current_group = parent->current_group;
-  // [P-OMP Depend] siblings all ran at creation in a team of one or under a final task
-  const bool track = depend != nullptr && tm.nthreads > 1 && !parent->final_task;
   t->npred.store(1, std::memory_order_relaxed);
   if (track) add_dependences(parent, t, depend, !undeferred);
   if (undeferred) {
@@ -148,6 +172,10 @@ void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long
         round = 0;
       else
         spin_pause(round < k_spin_rounds + k_yield_rounds ? round++ : round);
+    }
+    if (detach != nullptr) {
+      run_undeferred_detached(ts, t);
+      return;
     }
     run_task(ts, t);
     return;
@@ -161,7 +189,12 @@ void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long
   if (t->group != nullptr) t->group->pending.add();
   tm.pending_tasks.fetch_add(1, std::memory_order_relaxed);
   // drop the creation guard; with predecessors left, the last of them pushes t
-  if (t->npred.fetch_sub(1, std::memory_order_acq_rel) == 1) push_ready(ts, t);  // [P-OMP Depend D2]
+  if (t->npred.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP Depend D2]
+    if (one)
+      run_task(ts, t);  // [P-OMP Detach V5] a team of one runs a ready task at once
+    else
+      push_ready(ts, t);
+  }
 }
 
 // [P-OMP Taskloop] splits the loop into tasks whose argument blocks start with {lo, hi} in
@@ -229,9 +262,9 @@ void taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, l
 FORKJOIN_OMP_EXPORT void GOMP_task(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
                                    bool if_clause, unsigned flags, void** depend, int priority, void* detach) {
   (void)priority;  // a hint; every task is scheduled alike
-  if ((flags & 0x2000u) != 0 && detach != nullptr) unsupported("task detach clause");
   spawn(
-      fn, data, cpyfn, arg_size, arg_align, if_clause, flags, [](void*) {}, (flags & 8u) != 0 ? depend : nullptr);
+      fn, data, cpyfn, arg_size, arg_align, if_clause, flags, [](void*) {}, (flags & 8u) != 0 ? depend : nullptr,
+      (flags & 0x2000u) != 0 ? detach : nullptr);
 }
 
 FORKJOIN_OMP_EXPORT void GOMP_taskloop(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,

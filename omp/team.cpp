@@ -76,12 +76,14 @@ static void wait_latch(thread_state& ts, count_latch& latch, Step step) noexcept
     if (ladder.climb()) continue;
     std::uint32_t s = ts.wake.load(std::memory_order_acquire);  // [P-OMP Count C5] pairs with wake_thread
     if (!latch.try_announce_sleep()) break;
+    if (step()) continue;  // [P-OMP Detach V4] work handed over (inbox) before the wake that s missed
     futex_wait(ts.wake, s);
   }
   latch.reset();
 }
 
 bool run_own_descendant(thread_state& ts) noexcept {
+  if (run_inbox(ts, false)) return true;  // [P-OMP Detach V4]
   team& t = *ts.cur_team;
   if (t.deques == nullptr) return false;
   // [P-OMP Task T3] only tasks this thread pushed since the current task started are
@@ -208,6 +210,7 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
   if (ts.cur_team->active_level >= v.max_active_levels) return 1;
   if (v.dyn && n > config().num_procs) n = config().num_procs;
   if (config().thread_limit != 0 && n > config().thread_limit) n = config().thread_limit;
+  if (v.thread_limit != 0 && n > v.thread_limit) n = v.thread_limit;  // a teams or target clause [P-OMP Teams]
   // [P-OMP Team S4] on a pool worker and without num_threads, the team is the caller and the
   // idle workers it could reserve: a parallel_for body that calls an OpenMP-parallel
   // function never multiplies the threads
@@ -281,7 +284,8 @@ namespace {
 bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancellable) noexcept {
   team& t = *ts.cur_team;
   const unsigned n = t.nthreads;
-  if (n == 1) {  // a team of one runs its tasks undeferred: nothing can be pending
+  // a team of one runs its tasks at once: only a detached one can be pending ([P-OMP Detach V5])
+  if (n == 1 && t.pending_tasks.load(std::memory_order_acquire) == 0) {  // pairs with T4 in task.cpp
     if (t.ws_cancelled.load(std::memory_order_relaxed))
       t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel K2]
     return cancellable && t.cancelled.load(std::memory_order_relaxed);

@@ -13,33 +13,11 @@ using forkjoin::omp::ull;
 #define FJ_UNSUPPORTED(ret, name, params, construct) \
   FORKJOIN_OMP_EXPORT ret name params { unsupported(construct); }
 
-// host teams
-FJ_UNSUPPORTED(void, GOMP_teams_reg, (fn_t, void*, unsigned, unsigned, unsigned), "teams (host teams)")
-FJ_UNSUPPORTED(bool, GOMP_teams4, (unsigned, unsigned, unsigned, bool), "teams (inside target)")
-FJ_UNSUPPORTED(void, GOMP_teams, (unsigned, unsigned), "teams (inside target)")
-
-// target constructs (no host fallback yet)
-FJ_UNSUPPORTED(void, GOMP_target, (int, fn_t, const void*, std::size_t, void**, std::size_t*, unsigned char*), "target")
-FJ_UNSUPPORTED(void, GOMP_target_ext,
-               (int, fn_t, std::size_t, void**, std::size_t*, unsigned short*, unsigned, void**, void**), "target")
-FJ_UNSUPPORTED(void, GOMP_target_data, (int, const void*, std::size_t, void**, std::size_t*, unsigned char*),
-               "target data")
-FJ_UNSUPPORTED(void, GOMP_target_data_ext, (int, std::size_t, void**, std::size_t*, unsigned short*), "target data")
-FJ_UNSUPPORTED(void, GOMP_target_end_data, (), "target data")
-FJ_UNSUPPORTED(void, GOMP_target_update, (int, const void*, std::size_t, void**, std::size_t*, unsigned char*),
-               "target update")
-FJ_UNSUPPORTED(void, GOMP_target_update_ext,
-               (int, std::size_t, void**, std::size_t*, unsigned short*, unsigned, void**), "target update")
-FJ_UNSUPPORTED(void, GOMP_target_enter_exit_data,
-               (int, std::size_t, void**, std::size_t*, unsigned short*, unsigned, void**), "target enter/exit data")
 // Registering offload images for devices this library does not have is harmless.
 FORKJOIN_OMP_EXPORT void GOMP_offload_register(const void*, int, const void*) {}
 FORKJOIN_OMP_EXPORT void GOMP_offload_unregister(const void*, int, const void*) {}
 FORKJOIN_OMP_EXPORT void GOMP_offload_register_ver(unsigned, const void*, int, const void*) {}
 FORKJOIN_OMP_EXPORT void GOMP_offload_unregister_ver(unsigned, const void*, int, const void*) {}
-
-// detach
-FJ_UNSUPPORTED(void, omp_fulfill_event, (void*), "task detach clause (omp_fulfill_event)")
 
 // ---- memory allocators: every allocator is the default (malloc) one ----------------------
 

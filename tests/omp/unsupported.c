@@ -8,15 +8,9 @@
 int main(int argc, char** argv) {
   CHECK(argc == 2);
   int x = 0, y = 0;
-  if (strcmp(argv[1], "detach") == 0) {
-#pragma omp parallel
-#pragma omp single
-    {
-      omp_event_handle_t ev;
-#pragma omp task detach(ev)
-      x = 1;
-#pragma omp taskwait
-    }
+  if (strcmp(argv[1], "allocator") == 0) {
+    omp_allocator_handle_t a = omp_init_allocator(omp_default_mem_space, 0, NULL);
+    x = a != omp_null_allocator;
   }
   printf("ran %d %d\n", x, y);
   return 0;
