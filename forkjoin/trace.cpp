@@ -225,6 +225,8 @@ observer::observer(pool_impl& p, std::string path, std::size_t events, bool prin
       epoch_ns_(steady_ns()),
       epoch_tick_(trace_ring(nullptr, 0, tsc_).now()) {
   if (!path_.empty()) {
+    // relaxed: the pool's threads start after this, and pthread_create orders it for them
+    g_tracing_anywhere.store(true, std::memory_order_relaxed);
     for (std::size_t i = 0; i < p.num_threads(); ++i) {
       // Uninitialised: the kernel maps the pages as the owner first writes them.
       words_.emplace_back(new std::uint64_t[events * 4]);

@@ -31,7 +31,10 @@ class dep_job : public job_header {
   static void execute_fn(job_header* h) noexcept {
     auto* self = static_cast<dep_job*>(h);
     task_group* g = self->group_;
-    g->run_child_body(self->f_);  // skipped when a predecessor that threw cancelled the group
+    {
+      const trace_scope span(tls_worker->trace_, trace_kind::task);
+      g->run_child_body(self->f_);  // skipped when a predecessor that threw cancelled the group
+    }
     // [P-DEPS F1] under the group's dependency mutex; then the node is no longer reachable
     // from the group, and the ready successors belong to this thread alone.
     const std::size_t ready = finish_node(*g->deps_.load(std::memory_order_relaxed), self->node_);

@@ -108,6 +108,11 @@ class alignas(k_cache_line) trace_ring {
   std::atomic<std::uint64_t> done_{0};   // events completely written
 };
 
+// True once any pool of the process traces (set before its threads start, never cleared):
+// one load of a global lets the hottest job bodies skip even the worker's TLS load.
+inline std::atomic<bool> g_tracing_anywhere{false};
+inline bool tracing_anywhere() noexcept { return g_tracing_anywhere.load(std::memory_order_relaxed); }
+
 // A span around a scope, recorded at its end (normal or by exception) when r is not null.
 // Off, it costs two tests of r, which the caller already holds in a register: used where the
 // traced code must not be a second copy of the scope's body (a second call site of a user
