@@ -75,7 +75,7 @@ int tp_id = -1;
 // regions of 2 threads when `nest`.
 void checked_region(int n, bool nest, const std::vector<pthread_t>& who) {
   std::vector<std::atomic<int>> seen(static_cast<std::size_t>(n));
-  std::atomic<int> singles{0}, tasks{0}, inner{0}, bad{0};
+  std::atomic<int> singles{0}, tasks{0}, inner{0}, bad{0}, moved{0};
   constexpr int k_singles = 8;
 #pragma omp parallel num_threads(n)
   {
@@ -83,7 +83,7 @@ void checked_region(int n, bool nest, const std::vector<pthread_t>& who) {
     if (omp_get_num_threads() != n) bad++;
     seen[static_cast<std::size_t>(k)]++;
     if (static_cast<std::size_t>(k) < who.size() && !pthread_equal(who[static_cast<std::size_t>(k)], pthread_self()))
-      bad++;
+      moved++;
     tp_id = k;
 #pragma omp barrier
     for (int s = 0; s < k_singles; ++s) {
@@ -109,6 +109,7 @@ void checked_region(int n, bool nest, const std::vector<pthread_t>& who) {
     if (tp_id != k) bad++;
   }
   CHECK(bad.load() == 0);
+  CHECK(moved.load() == 0);  // team thread k is the thread it was in the first region
   for (auto& s : seen) CHECK(s.load() == 1);
   CHECK(singles.load() == k_singles);
   CHECK(tasks.load() == 4 * n);
