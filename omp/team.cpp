@@ -163,8 +163,9 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     const bool spare_thread = ts.spare_state != nullptr;  // else a pool worker
     run_member(ts, t, id);
     if (spare_thread) return;  // its own loop waits for its next turn
-    // [P-OMP Hot H1] the primary's next region usually follows within microseconds
-    forkjoin::detail::await_mail(k_hot_spins);
+    // [P-OMP Hot H1] the primary's next region usually follows within microseconds (a
+    // passive wait policy spins nowhere)
+    if (!config().passive_wait) forkjoin::detail::await_mail(k_hot_spins);
     // [P-OMP Team S6] a worker stays in the idle loop it announced before E2: a consecutive
     // region's turn runs here, anything else it found runs as its top-level loop would
     j = forkjoin::detail::find_idle_work();
