@@ -47,6 +47,7 @@ struct icv {
   bool dyn = false;
   unsigned max_active_levels = 1;
   unsigned bind = 0;  // proc-bind-var: 0 false, 1 true, 2 primary, 3 close, 4 spread
+  bool operator==(const icv&) const = default;
 };
 
 // Process-wide settings from the environment (env.cpp), read once, then constant.
@@ -110,7 +111,7 @@ inline constexpr int k_yield_rounds = 64;
 void spin_pause(int round) noexcept;  // a burst of PAUSEs for small rounds, sched_yield for larger ones
 // [P-OMP Hot H1] PAUSEs a pool worker whose turn ended waits for its primary's next region
 // (polling its mailbox) before it enters the pool's idle loop: a few microseconds.
-inline constexpr int k_hot_spins = 256;
+inline constexpr int k_hot_spins = 64;
 
 // The spin-then-yield ladder that every wait climbs before it parks ([P-OMP Wait W0]); a
 // passive wait policy starts at the top. climb() pauses once (one PAUSE in the spin phase, so
@@ -194,6 +195,18 @@ struct count_latch {
   }
   void reset() noexcept { word.store(0, std::memory_order_relaxed); }  // owner, after zero()
 };
+
+// [P-OMP Hot H3] stores v unless x already holds it: a hot team's fields mostly keep their
+// values from region to region, and a line that is not written stays valid in the members'
+// caches.
+template <class T, class V>
+inline void set_if_changed(T& x, const V& v) noexcept {
+  if (!(x == v)) x = v;
+}
+template <class T, class V>
+inline void set_if_changed(std::atomic<T>& x, const V& v) noexcept {
+  if (x.load(std::memory_order_relaxed) != static_cast<T>(v)) x.store(static_cast<T>(v), std::memory_order_relaxed);
+}
 
 // ---- tasks -------------------------------------------------------------------------------
 
@@ -311,7 +324,9 @@ struct team {
   unsigned parent_thread = 0;  // the primary thread's number in the parent team
   fn_t fn = nullptr;
   void* data = nullptr;
-  bool prestarted_ws = false;  // a combined construct set up work share 0 ([P-OMP Team S3])
+  bool prestarted_ws = false;        // a combined construct set up work share 0 ([P-OMP Team S3])
+  icv icvs;                          // the implicit tasks' ICVs ([P-OMP Team S1])
+  taskgroup* first_group = nullptr;  // the implicit tasks' taskgroup ([P-OMP Reduce R4])
 
   // [P-OMP Barrier] arrivals in the low 32 bits, generation in the high 32
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> barrier_word{0};
@@ -326,12 +341,14 @@ struct team {
   alignas(forkjoin::detail::k_cache_line) event wakeup;  // barrier, tasks, ordered, work share slots
   alignas(forkjoin::detail::k_cache_line) std::atomic<long> ws_started{0};
   work_share ws[k_ws_ring];
-  count_latch attached;           // team threads 1..n-1 that may still touch the team ([P-OMP Team E2])
-  member_job* members = nullptr;  // threads 1..n-1's turns (members[k - 1])
+  // team threads 1..n-1 that may still touch the team ([P-OMP Team E2]); on a line of its own
+  alignas(forkjoin::detail::k_cache_line) count_latch attached;
+  alignas(forkjoin::detail::k_cache_line) member_job* members = nullptr;  // threads 1..n-1's turns (members[k - 1])
 
   task* implicit_tasks = nullptr;                              // nthreads of them
   forkjoin::detail::chase_lev_deque<task*>* deques = nullptr;  // one per team thread
-  saved_state saved{};                                         // the primary thread's outer state
+  // the primary thread's outer state, apart from what the members read
+  alignas(forkjoin::detail::k_cache_line) saved_state saved{};
 
   // [P-OMP Bind] 0: threads unbound; 2 primary, 3 close, 4 spread. The primary's place and
   // the team's place partition [part_lo, part_lo + part_len); part_len 0: every place.

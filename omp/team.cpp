@@ -123,9 +123,19 @@ thread_state& make_self() {
 void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
   ts.cur_team = &t;
   ts.id = id;
-  ts.cur_task = &t.implicit_tasks[id];
-  ts.cur_task->children.owner = &ts;
-  ts.cur_task->mark = ts.push_seq;
+  // [P-OMP Hot H3] each thread (re)builds its own implicit task: its cache lines stay with it
+  // across regions. Nothing refers to implicit task `id` before its thread starts its turn.
+  task& x = t.implicit_tasks[id];
+  clear_dependences(&x);  // the previous region's, on a hot team
+  x.~task();
+  new (&x) task;
+  x.implicit = true;
+  x.owner_team = &t;
+  x.icvs = t.icvs;                  // [P-OMP Team S1]
+  x.current_group = t.first_group;  // [P-OMP Reduce R4]
+  x.children.owner = &ts;
+  x.mark = ts.push_seq;
+  ts.cur_task = &x;
   // a combined construct's first work share is already set up ([P-OMP Team S3])
   const bool prestarted = t.prestarted_ws;
   ts.ws_index = prestarted ? 1 : 0;
@@ -207,27 +217,22 @@ team::~team() {
 
 // [P-OMP Hot H3] no other thread touches the team any more (E3 held): every field may be
 // reset without ordering. The deques are empty (E1 ran every task), the members' jobs are
-// rewritten by start_members, the barrier words hold no arrival.
+// rewritten by start_members, each thread rebuilds its implicit task in start_turn.
+// The barrier words keep their generations (a completed barrier holds no arrival); the
+// members' lines are written only where a value changed.
 void team::recycle() noexcept {
-  for (unsigned i = 0; i < nthreads; ++i) {
-    task& x = implicit_tasks[i];
-    clear_dependences(&x);
-    x.~task();
-    new (&x) task;
-    x.implicit = true;
-    x.owner_team = this;
-  }
-  prestarted_ws = false;
-  barrier_word.store(0, std::memory_order_relaxed);
-  end_word.store(0, std::memory_order_relaxed);
-  cancelled.store(false, std::memory_order_relaxed);
-  ws_cancelled.store(false, std::memory_order_relaxed);
-  singles.store(0, std::memory_order_relaxed);
-  pending_tasks.store(0, std::memory_order_relaxed);
-  ws_started.store(0, std::memory_order_relaxed);
+  FORKJOIN_DEBUG_ASSERT(static_cast<std::uint32_t>(barrier_word.load(std::memory_order_relaxed)) == 0 &&
+                            static_cast<std::uint32_t>(end_word.load(std::memory_order_relaxed)) == 0 &&
+                            pending_tasks.load(std::memory_order_relaxed) == 0,
+                        "a finished team holds an arrival or a task");
+  set_if_changed(prestarted_ws, false);
+  set_if_changed(cancelled, false);
+  set_if_changed(ws_cancelled, false);
+  set_if_changed(singles, 0);
+  set_if_changed(ws_started, 0);
   for (auto& w : ws) {
-    w.index.store(-1, std::memory_order_relaxed);
-    w.remaining.store(0, std::memory_order_relaxed);
+    set_if_changed(w.index, -1);
+    set_if_changed(w.remaining, 0u);
   }
 }
 
@@ -307,22 +312,20 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
   (void)registered;
   team& outer = *ts.cur_team;
   team* t = take_team(ts, outer.level + 1, n);
-  t->level = outer.level + 1;
-  t->active_level = outer.active_level + (n > 1 ? 1 : 0);
-  t->parent = &outer;
-  t->parent_thread = ts.id;
-  t->fn = fn;
-  t->data = data;
+  set_if_changed(t->level, outer.level + 1);
+  set_if_changed(t->active_level, outer.active_level + (n > 1 ? 1 : 0));
+  set_if_changed(t->parent, &outer);
+  set_if_changed(t->parent_thread, ts.id);
+  set_if_changed(t->fn, fn);
+  set_if_changed(t->data, data);
   // [P-OMP Team S1] the implicit tasks inherit the encountering task's ICVs; nthreads-var
   // takes the next entry of an OMP_NUM_THREADS list
   icv inherited = ts.cur_task->icvs;
   const auto& list = config().nthreads_list;
   if (t->level < list.size()) inherited.nthreads = list[t->level];
   plan_binding(ts, *t, flags, inherited);  // [P-OMP Bind] B1
-  for (unsigned i = 0; i < n; ++i) {
-    t->implicit_tasks[i].icvs = inherited;
-    t->implicit_tasks[i].current_group = group;  // [P-OMP Reduce R4]
-  }
+  set_if_changed(t->icvs, inherited);      // copied into each implicit task by start_turn
+  set_if_changed(t->first_group, group);   // [P-OMP Reduce R4]
   if (init_ws != nullptr) {
     // [P-OMP Team S3] the first work share of a combined construct, before any thread starts
     init_ws(*t, t->ws[0], ws_arg);
