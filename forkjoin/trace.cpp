@@ -230,6 +230,8 @@ observer::observer(pool_impl& p, std::string path, std::size_t events, bool prin
       words_.emplace_back(new std::uint64_t[events * 4]);
       rings_.push_back(std::make_unique<trace_ring>(words_.back().get(), events, tsc_));
       p.slot(i).trace_ = rings_.back().get();
+      // [P-TRACE Join] every push of this worker takes the slow path that records it
+      p.slot(i).deque_.request_publication(chase_lev_deque<job_header*>::k_traced);
     }
   }
   register_handlers();
