@@ -54,6 +54,14 @@ void announce_idle() noexcept {
   if (w.available_.load(std::memory_order_relaxed) == 0) w.available_.store(1, std::memory_order_relaxed);  // L3
 }
 
+void await_mail(int spins) noexcept {
+  worker_slot& w = slot_of(*tls_worker);
+  for (int i = 0; i < spins; ++i) {
+    if (w.mailbox_.load(std::memory_order_relaxed) != nullptr) return;  // [P-LEND L8] taken by L4/L5 next
+    cpu_relax();
+  }
+}
+
 job_header* find_idle_work() noexcept {
   worker_slot& w = slot_of(*tls_worker);
   return w.pool_->find_work_idle(w);

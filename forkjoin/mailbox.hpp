@@ -37,6 +37,10 @@ bool withdraw_from_worker(pool& p, std::size_t index, job_header* j) noexcept;
 // find_idle_work next without running anything else: from now on it counts as available
 // (L3), so that the next region's post to it is prompt.
 void announce_idle() noexcept;
+// [P-LEND L8] for the same worker, before find_idle_work: polls its mailbox for up to
+// `spins` PAUSEs and returns once a job is there (find_idle_work takes it first) or the
+// spins are spent. Meanwhile the pool counts it as busy, so new pool work wakes others.
+void await_mail(int spins) noexcept;
 // The calling worker's top-level idle loop (its mailbox first, then stealing, then parking):
 // the job it found, or nullptr once its pool shuts down.
 job_header* find_idle_work() noexcept;

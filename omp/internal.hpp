@@ -51,6 +51,7 @@ struct icv {
   // the league of a teams construct this task runs in ([P-OMP Teams]): inherited like an ICV,
   // so parallel regions and tasks inside team k still answer omp_get_team_num() == k
   unsigned league_size = 1, league_num = 0;
+  bool operator==(const icv&) const = default;
 };
 
 // Process-wide settings from the environment (env.cpp), read once, then constant.
@@ -109,24 +110,34 @@ struct event {
 // than cores) every spin is lost, while sched_yield hands it the CPU and costs under a
 // microsecond when nothing else is runnable.
 inline constexpr int k_spin_rounds = 4;
+inline constexpr int k_spin_burst = 16;  // PAUSEs per spin round
 inline constexpr int k_yield_rounds = 64;
-void spin_pause(int round) noexcept;  // PAUSE for small rounds, sched_yield for larger ones
+void spin_pause(int round) noexcept;  // a burst of PAUSEs for small rounds, sched_yield for larger ones
+// [P-OMP Hot H1] PAUSEs a pool worker whose turn ended waits for its primary's next region
+// (polling its mailbox) before it enters the pool's idle loop: a few microseconds.
+inline constexpr int k_hot_spins = 64;
 
 // The spin-then-yield ladder that every wait climbs before it parks ([P-OMP Wait W0]); a
-// passive wait policy starts at the top. climb() pauses once and is false when it is time
-// to park; restart() after useful work.
+// passive wait policy starts at the top. climb() pauses once (one PAUSE in the spin phase, so
+// that the caller re-checks its predicate after each: a PAUSE costs tens of nanoseconds on
+// some CPUs, and a burst would delay every hand-over by its length; one sched_yield after it)
+// and is false when it is time to park; restart() after useful work.
 class wait_ladder {
  public:
   wait_ladder() noexcept : round_(config().passive_wait ? k_top : 0) {}
   void restart() noexcept { round_ = 0; }
   bool climb() noexcept {
     if (round_ >= k_top) return false;
-    spin_pause(round_++);
+    if (round_++ < k_fine)
+      forkjoin::detail::cpu_relax();
+    else
+      spin_pause(k_spin_rounds);
     return true;
   }
 
  private:
-  static constexpr int k_top = k_spin_rounds + k_yield_rounds;
+  static constexpr int k_fine = k_spin_rounds * k_spin_burst;
+  static constexpr int k_top = k_fine + k_yield_rounds;
   int round_;
 };
 
@@ -188,6 +199,18 @@ struct count_latch {
   }
   void reset() noexcept { word.store(0, std::memory_order_relaxed); }  // owner, after zero()
 };
+
+// [P-OMP Hot H3] stores v unless x already holds it: a hot team's fields mostly keep their
+// values from region to region, and a line that is not written stays valid in the members'
+// caches.
+template <class T, class V>
+inline void set_if_changed(T& x, const V& v) noexcept {
+  if (!(x == v)) x = v;
+}
+template <class T, class V>
+inline void set_if_changed(std::atomic<T>& x, const V& v) noexcept {
+  if (x.load(std::memory_order_relaxed) != static_cast<T>(v)) x.store(static_cast<T>(v), std::memory_order_relaxed);
+}
 
 // ---- tasks -------------------------------------------------------------------------------
 
@@ -296,8 +319,19 @@ struct alignas(forkjoin::detail::k_cache_line) work_share {
 
 // ---- teams -------------------------------------------------------------------------------
 
-struct saved_state;
 struct spare;
+
+// What a primary thread restores when its region ends.
+struct saved_state {
+  team* cur_team;
+  unsigned id;
+  task* cur_task;
+  long ws_index;
+  work_share* cur_ws;
+  std::uint64_t static_trip, chunk_lo, chunk_hi;
+  bool have_chunk;
+  long single_index;
+};
 
 // One team thread's turn in a region, as a job: run by the pool worker it was posted to or
 // by a spare thread, whichever takes it ([P-OMP Team S2]).
@@ -313,6 +347,8 @@ struct member_job : forkjoin::detail::job_header {
 struct team {
   team(unsigned n);
   ~team();
+  // [P-OMP Hot H3] makes a finished team (every thread detached) ready for the next region
+  void recycle() noexcept;
 
   const unsigned nthreads;
   unsigned level = 0;         // omp_get_level inside
@@ -321,7 +357,9 @@ struct team {
   unsigned parent_thread = 0;  // the primary thread's number in the parent team
   fn_t fn = nullptr;
   void* data = nullptr;
-  bool prestarted_ws = false;  // a combined construct set up work share 0 ([P-OMP Team S3])
+  bool prestarted_ws = false;        // a combined construct set up work share 0 ([P-OMP Team S3])
+  icv icvs;                          // the implicit tasks' ICVs ([P-OMP Team S1])
+  taskgroup* first_group = nullptr;  // the implicit tasks' taskgroup ([P-OMP Reduce R4])
 
   // [P-OMP Barrier] arrivals in the low 32 bits, generation in the high 32
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> barrier_word{0};
@@ -330,12 +368,15 @@ struct team {
   std::atomic<std::uint64_t> end_word{0};
   std::atomic<bool> cancelled{false};     // cancel parallel ([P-OMP Cancel K1])
   std::atomic<bool> ws_cancelled{false};  // cancel for / sections, until the next barrier (K2)
+  // plain singles entered by the team so far ([P-OMP WS S1])
+  alignas(forkjoin::detail::k_cache_line) std::atomic<long> singles{0};
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::int64_t> pending_tasks{0};
   alignas(forkjoin::detail::k_cache_line) event wakeup;  // barrier, tasks, ordered, work share slots
   alignas(forkjoin::detail::k_cache_line) std::atomic<long> ws_started{0};
   work_share ws[k_ws_ring];
-  count_latch attached;           // team threads 1..n-1 that may still touch the team ([P-OMP Team E2])
-  member_job* members = nullptr;  // threads 1..n-1's turns (members[k - 1])
+  // team threads 1..n-1 that may still touch the team ([P-OMP Team E2]); on a line of its own
+  alignas(forkjoin::detail::k_cache_line) count_latch attached;
+  alignas(forkjoin::detail::k_cache_line) member_job* members = nullptr;  // threads 1..n-1's turns (members[k - 1])
 
   // [P-OMP Detach] the inbox (under inbox_lock, a futex mutex); head read relaxed as a hint
   std::atomic<task*> inbox{nullptr};
@@ -343,7 +384,8 @@ struct team {
 
   task* implicit_tasks = nullptr;                              // nthreads of them
   forkjoin::detail::chase_lev_deque<task*>* deques = nullptr;  // one per team thread
-  saved_state* saved = nullptr;                                // the primary thread's outer state
+  // the primary thread's outer state, apart from what the members read
+  alignas(forkjoin::detail::k_cache_line) saved_state saved{};
 
   // [P-OMP Bind] 0: threads unbound; 2 primary, 3 close, 4 spread. The primary's place and
   // the team's place partition [part_lo, part_lo + part_len); part_len 0: every place.
@@ -377,6 +419,11 @@ struct thread_state {
   std::atomic<std::uint32_t>* spare_state = nullptr;
   // pool workers reserved for the region this thread is about to start ([P-OMP Team S4])
   std::vector<unsigned> reserved;
+  long single_index = 0;  // plain singles this thread entered in its current team ([P-OMP WS S1])
+  // [P-OMP Hot] the last finished team this thread was the primary of, per nesting level
+  // (hot[level - 1]), kept for its next region of that level and size
+  static constexpr unsigned k_hot_levels = 4;
+  team* hot[k_hot_levels] = {};
 };
 
 inline bool run_inbox(thread_state& ts, bool any) noexcept {
@@ -393,17 +440,6 @@ void adopt_self(thread_state& ts) noexcept;
 void start_turn(thread_state& ts, team& t, unsigned id) noexcept;
 // A team thread other than the primary: start_turn, the body, the region's end barrier.
 void run_member(thread_state& ts, team& t, unsigned id) noexcept;
-
-// What a primary thread restores when its region ends.
-struct saved_state {
-  team* cur_team;
-  unsigned id;
-  task* cur_task;
-  long ws_index;
-  work_share* cur_ws;
-  std::uint64_t static_trip, chunk_lo, chunk_hi;
-  bool have_chunk;
-};
 
 // [P-OMP Teams M1] (teams.cpp) runs fn(data) with the caller as the initial thread of a new
 // team of one whose implicit task has the ICVs v; `fresh`: at level 0 (a target region).

@@ -9,8 +9,11 @@ namespace forkjoin::omp {
 
 void mutex_lock_slow(std::uint32_t* word) noexcept {
   std::atomic_ref<std::uint32_t> w(*word);
-  for (int round = 0; round < k_spin_rounds; ++round) {
-    spin_pause(round);
+  // [P-OMP Wait W0] spin, re-checking after every PAUSE (the holder's critical sections are
+  // usually shorter than a burst), then yield: a waiter that parks makes every unlock a
+  // system call
+  wait_ladder ladder;
+  while (ladder.climb()) {
     if (w.load(std::memory_order_relaxed) == 0 && mutex_try_lock(word)) return;
   }
   // mark contended; whoever unlocks from 2 wakes one waiter

@@ -155,12 +155,24 @@ void run_on_spare(member_job* j, spare*& preferred) noexcept {
 }
 }  // namespace
 
+namespace {
+// The default pool as last looked up (a region looks it up twice); forgotten in a fork()
+// child, where the pool is recreated [P-FORK]. A thread that reads null looks it up again.
+std::atomic<forkjoin::pool*> g_omp_pool{nullptr};
+void forget_pool_in_child() { g_omp_pool.store(nullptr, std::memory_order_relaxed); }
+}  // namespace
+
 forkjoin::pool& omp_pool() {
+  if (forkjoin::pool* p = g_omp_pool.load(std::memory_order_acquire)) return *p;  // pairs with the release below
+  static const int registered = pthread_atfork(nullptr, nullptr, &forget_pool_in_child);
+  (void)registered;
   // [P-OMP Team S5] the first level's nthreads-var sizes the pool if this layer creates it
   pool_options o;
   o.num_threads = config().initial.nthreads;
   if (config().stack_size != 0) o.stack_size = config().stack_size;
-  return fj::default_pool_with(o);
+  forkjoin::pool& p = fj::default_pool_with(o);
+  g_omp_pool.store(&p, std::memory_order_release);  // publishes the pool to the acquire above
+  return p;
 }
 
 namespace {

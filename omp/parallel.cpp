@@ -19,8 +19,8 @@ void init_loop_arg(team& t, work_share& w, const void* arg) {
   int kind = a.kind;
   long chunk = a.chunk;
   if (a.runtime) {  // run-sched-var of the implicit tasks, inherited from the encountering task
-    kind = t.implicit_tasks[0].icvs.run_sched;
-    chunk = t.implicit_tasks[0].icvs.run_chunk;
+    kind = t.icvs.run_sched;
+    chunk = t.icvs.run_chunk;
   }
   init_loop_ws(t, w, false, true, static_cast<std::uint64_t>(a.start), static_cast<std::uint64_t>(a.end),
                static_cast<std::uint64_t>(a.incr), static_cast<std::uint64_t>(chunk), kind);

@@ -277,11 +277,11 @@ void plan_binding(thread_state& ts, team& t, unsigned flags, icv& inherited) noe
   if (policy == 1) policy = 3;
   int lo = 0, len = 0;
   partition_of(*ts.cur_team, ts.id, lo, len);
-  t.part_lo = lo;
-  t.part_len = len;
-  t.bind_policy = policy;
+  set_if_changed(t.part_lo, lo);
+  set_if_changed(t.part_len, len);
+  set_if_changed(t.bind_policy, policy);
   // an unbound primary (or one outside the partition) starts at the partition's first place
-  t.bind_place = policy == 0 ? -1 : (tls_place >= lo && tls_place < lo + len ? tls_place : lo);
+  set_if_changed(t.bind_place, policy == 0 ? -1 : (tls_place >= lo && tls_place < lo + len ? tls_place : lo));
 }
 
 // [P-OMP Bind] B2: place of team thread `id`, relative to the primary's place p inside the

@@ -53,7 +53,7 @@ void futex_wake_all(std::atomic<std::uint32_t>& word) noexcept {
 // [P-OMP Wait W0] the ladder: PAUSE bursts, then sched_yield, then the caller parks.
 void spin_pause(int round) noexcept {
   if (round < k_spin_rounds) {
-    for (int i = 0; i < 16; ++i) forkjoin::detail::cpu_relax();
+    for (int i = 0; i < k_spin_burst; ++i) forkjoin::detail::cpu_relax();
   } else {
     sched_yield();
   }
@@ -125,15 +125,26 @@ thread_state& make_self() {
 void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
   ts.cur_team = &t;
   ts.id = id;
-  ts.cur_task = &t.implicit_tasks[id];
-  ts.cur_task->children.owner = &ts;
-  ts.cur_task->mark = ts.push_seq;
+  // [P-OMP Hot H3] each thread (re)builds its own implicit task: its cache lines stay with it
+  // across regions. Nothing refers to implicit task `id` before its thread starts its turn.
+  task& x = t.implicit_tasks[id];
+  clear_dependences(&x);  // the previous region's, on a hot team
+  x.~task();
+  new (&x) task;
+  x.implicit = true;
+  x.owner_team = &t;
+  x.icvs = t.icvs;                  // [P-OMP Team S1]
+  x.current_group = t.first_group;  // [P-OMP Reduce R4]
+  x.children.owner = &ts;
+  x.mark = ts.push_seq;
+  ts.cur_task = &x;
   // a combined construct's first work share is already set up ([P-OMP Team S3])
   const bool prestarted = t.prestarted_ws;
   ts.ws_index = prestarted ? 1 : 0;
   ts.cur_ws = prestarted ? &t.ws[0] : nullptr;
   ts.static_trip = 0;
   ts.have_chunk = false;
+  ts.single_index = 0;
   bind_team_thread(t, id);  // [P-OMP Bind] B3
 }
 
@@ -145,6 +156,7 @@ void run_member(thread_state& ts, team& t, unsigned id) noexcept {
   ts.id = 0;
   ts.cur_task = &ts.initial_team->implicit_tasks[0];
   ts.cur_ws = nullptr;
+  ts.single_index = 0;
   // a spare may be handed its next turn from here on (its go count keeps it) [P-OMP Team R1];
   // a worker goes straight to its idle loop after E2, so the next post to it is prompt (S6)
   if (ts.spare_state != nullptr)
@@ -163,6 +175,9 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     const bool spare_thread = ts.spare_state != nullptr;  // else a pool worker
     run_member(ts, t, id);
     if (spare_thread) return;  // its own loop waits for its next turn
+    // [P-OMP Hot H1] the primary's next region usually follows within microseconds (a
+    // passive wait policy spins nowhere)
+    if (!config().passive_wait) forkjoin::detail::await_mail(k_hot_spins);
     // [P-OMP Team S6] a worker stays in the idle loop it announced before E2: a consecutive
     // region's turn runs here, anything else it found runs as its top-level loop would
     j = forkjoin::detail::find_idle_work();
@@ -200,8 +215,81 @@ team::~team() {
   delete[] implicit_tasks;
   delete[] deques;
   delete[] members;
-  delete saved;
 }
+
+// [P-OMP Hot H3] no other thread touches the team any more (E3 held): every field may be
+// reset without ordering. The deques are empty (E1 ran every task), the members' jobs are
+// rewritten by start_members, each thread rebuilds its implicit task in start_turn.
+// The barrier words keep their generations (a completed barrier holds no arrival); the
+// members' lines are written only where a value changed.
+void team::recycle() noexcept {
+  FORKJOIN_DEBUG_ASSERT(static_cast<std::uint32_t>(barrier_word.load(std::memory_order_relaxed)) == 0 &&
+                            static_cast<std::uint32_t>(end_word.load(std::memory_order_relaxed)) == 0 &&
+                            pending_tasks.load(std::memory_order_relaxed) == 0,
+                        "a finished team holds an arrival or a task");
+  set_if_changed(prestarted_ws, false);
+  set_if_changed(cancelled, false);
+  set_if_changed(ws_cancelled, false);
+  set_if_changed(singles, 0);
+  set_if_changed(ws_started, 0);
+  for (auto& w : ws) {
+    set_if_changed(w.index, -1);
+    set_if_changed(w.remaining, 0u);
+  }
+}
+
+namespace {
+// [P-OMP Team E3] waits until no team thread can touch t any more.
+void detach_all(thread_state& ts, team& t) noexcept {
+  wait_latch(ts, t.attached, [] { return false; });
+}
+
+// [P-OMP Hot H2] the team for a region of n threads at `level` that ts starts: its hot team
+// of that level if it has n threads, else a new one. Either way the previous team of that
+// level is detached first (E3): its members are back where the new region looks for them
+// (a worker's idle loop, an idle spare record), so team thread k stays the same thread.
+team* take_team(thread_state& ts, unsigned level, unsigned n) {
+  if (level - 1 < thread_state::k_hot_levels) {
+    team*& slot = ts.hot[level - 1];
+    if (slot != nullptr) {
+      team* t = slot;
+      slot = nullptr;
+      detach_all(ts, *t);
+      if (t->nthreads == n) {
+        t->recycle();
+        return t;
+      }
+      delete t;
+    }
+  }
+  return new team(n);
+}
+
+// [P-OMP Hot H2] a finished team becomes ts's hot team of its level; the one it replaces is
+// freed once detached.
+void keep_team(thread_state& ts, team* t) noexcept {
+  if (t->level - 1 >= thread_state::k_hot_levels) {
+    detach_all(ts, *t);
+    delete t;
+    return;
+  }
+  team*& slot = ts.hot[t->level - 1];
+  if (slot != nullptr) {
+    detach_all(ts, *slot);
+    delete slot;
+  }
+  slot = t;
+}
+
+// [P-OMP Hot H4] fork() copies only the calling thread: no team thread of its hot teams
+// exists in the child, and none will touch them.
+void detach_hot_teams_in_child() {
+  thread_state* ts = tls_state;
+  if (ts == nullptr) return;
+  for (team* t : ts->hot)
+    if (t != nullptr) t->attached.reset();
+}
+}  // namespace
 
 unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
   const icv& v = ts.cur_task->icvs;
@@ -223,24 +311,24 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
 
 team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags,
                    void (*init_ws)(team&, work_share&, const void*), const void* ws_arg, taskgroup* group) {
-  auto* t = new team(n);
+  static const int registered = pthread_atfork(nullptr, nullptr, &detach_hot_teams_in_child);
+  (void)registered;
   team& outer = *ts.cur_team;
-  t->level = outer.level + 1;
-  t->active_level = outer.active_level + (n > 1 ? 1 : 0);
-  t->parent = &outer;
-  t->parent_thread = ts.id;
-  t->fn = fn;
-  t->data = data;
+  team* t = take_team(ts, outer.level + 1, n);
+  set_if_changed(t->level, outer.level + 1);
+  set_if_changed(t->active_level, outer.active_level + (n > 1 ? 1 : 0));
+  set_if_changed(t->parent, &outer);
+  set_if_changed(t->parent_thread, ts.id);
+  set_if_changed(t->fn, fn);
+  set_if_changed(t->data, data);
   // [P-OMP Team S1] the implicit tasks inherit the encountering task's ICVs; nthreads-var
   // takes the next entry of an OMP_NUM_THREADS list
   icv inherited = ts.cur_task->icvs;
   const auto& list = config().nthreads_list;
   if (t->level < list.size()) inherited.nthreads = list[t->level];
   plan_binding(ts, *t, flags, inherited);  // [P-OMP Bind] B1
-  for (unsigned i = 0; i < n; ++i) {
-    t->implicit_tasks[i].icvs = inherited;
-    t->implicit_tasks[i].current_group = group;  // [P-OMP Reduce R4]
-  }
+  set_if_changed(t->icvs, inherited);      // copied into each implicit task by start_turn
+  set_if_changed(t->first_group, group);   // [P-OMP Reduce R4]
   if (init_ws != nullptr) {
     // [P-OMP Team S3] the first work share of a combined construct, before any thread starts
     init_ws(*t, t->ws[0], ws_arg);
@@ -249,8 +337,8 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
     t->ws_started.store(1, std::memory_order_relaxed);
     t->prestarted_ws = true;
   }
-  t->saved = new saved_state{ts.cur_team,    ts.id,       ts.cur_task, ts.ws_index,  ts.cur_ws,
-                             ts.static_trip, ts.chunk_lo, ts.chunk_hi, ts.have_chunk};
+  t->saved = saved_state{ts.cur_team,    ts.id,       ts.cur_task, ts.ws_index,   ts.cur_ws,
+                         ts.static_trip, ts.chunk_lo, ts.chunk_hi, ts.have_chunk, ts.single_index};
   t->attached.owner = &ts;
   t->attached.add(n - 1);
   start_turn(ts, *t, 0);
@@ -261,9 +349,7 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
 void end_region(thread_state& ts) noexcept {
   team* t = ts.cur_team;
   end_barrier(ts);  // [P-OMP Team E1]
-  // [P-OMP Team E3] wait until no team thread can touch the team any more
-  wait_latch(ts, t->attached, [] { return false; });
-  saved_state& s = *t->saved;
+  const saved_state& s = t->saved;
   ts.cur_team = s.cur_team;
   ts.id = s.id;
   ts.cur_task = s.cur_task;
@@ -273,7 +359,10 @@ void end_region(thread_state& ts) noexcept {
   ts.chunk_lo = s.chunk_lo;
   ts.chunk_hi = s.chunk_hi;
   ts.have_chunk = s.have_chunk;
-  delete t;
+  ts.single_index = s.single_index;
+  // [P-OMP Hot H2] E3 is deferred to the team's next use or its end: the members' last steps
+  // (after E1) overlap with what the primary does next
+  keep_team(ts, t);
 }
 
 // ---- barrier ([P-OMP Barrier]) -----------------------------------------------------------
@@ -307,18 +396,20 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
     return true;
   };
   auto step = [&] {
-    if (run_any_task(ts)) return true;
     std::uint64_t cur = word.load(std::memory_order_acquire);  // [P-OMP Barrier B1] sees every arrival
-    if (static_cast<std::uint32_t>(cur >> 32) != gen || static_cast<std::uint32_t>(cur) != n) return false;
-    // everyone arrived: once no task is pending, none can be created any more
-    if (t.pending_tasks.load(std::memory_order_acquire) != 0) return false;  // pairs with T4 in task.cpp
-    if (t.ws_cancelled.load(std::memory_order_relaxed))
-      t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel K2] published by B2
-    std::uint64_t next = static_cast<std::uint64_t>(gen + 1) << 32;
-    if (word.compare_exchange_strong(cur, next,
-                                     std::memory_order_acq_rel))  // [P-OMP Barrier B2] pairs with B3
-      t.wakeup.notify();
-    return true;
+    if (static_cast<std::uint32_t>(cur >> 32) == gen && static_cast<std::uint32_t>(cur) == n &&
+        t.pending_tasks.load(std::memory_order_acquire) == 0) {  // pairs with T4 in task.cpp
+      // everyone arrived and no task is pending: none can be created any more
+      if (t.ws_cancelled.load(std::memory_order_relaxed))
+        t.ws_cancelled.store(false, std::memory_order_relaxed);  // [P-OMP Cancel K2] published by B2
+      std::uint64_t next = static_cast<std::uint64_t>(gen + 1) << 32;
+      if (word.compare_exchange_strong(cur, next,
+                                       std::memory_order_acq_rel))  // [P-OMP Barrier B2] pairs with B3
+        t.wakeup.notify();
+      return true;
+    }
+    // [P-OMP Barrier B4] look into the deques only while some task is pending
+    return t.pending_tasks.load(std::memory_order_relaxed) != 0 && run_any_task(ts);
   };
   t.wakeup.wait_until(released, step);
   return cancellable && t.cancelled.load(std::memory_order_relaxed);

@@ -57,8 +57,8 @@ void run_as_initial_thread(thread_state& ts, const icv& v, fn_t fn, void* data, 
   implicit.icvs = v;
   implicit.children.owner = &ts;
   implicit.mark = ts.push_seq;
-  const saved_state saved{ts.cur_team,    ts.id,       ts.cur_task, ts.ws_index,  ts.cur_ws,
-                          ts.static_trip, ts.chunk_lo, ts.chunk_hi, ts.have_chunk};
+  const saved_state saved{ts.cur_team,    ts.id,       ts.cur_task, ts.ws_index,   ts.cur_ws,
+                          ts.static_trip, ts.chunk_lo, ts.chunk_hi, ts.have_chunk, ts.single_index};
   ts.cur_team = t;
   ts.id = 0;
   ts.cur_task = &implicit;
@@ -66,6 +66,7 @@ void run_as_initial_thread(thread_state& ts, const icv& v, fn_t fn, void* data, 
   ts.cur_ws = nullptr;
   ts.static_trip = 0;
   ts.have_chunk = false;
+  ts.single_index = 0;
   fn(data);
   barrier(ts);  // a team of one: waits only while tasks are pending
   // [P-OMP Detach V3] a fulfiller that handed a task to this team may still touch it
@@ -79,6 +80,7 @@ void run_as_initial_thread(thread_state& ts, const icv& v, fn_t fn, void* data, 
   ts.chunk_lo = saved.chunk_lo;
   ts.chunk_hi = saved.chunk_hi;
   ts.have_chunk = saved.have_chunk;
+  ts.single_index = saved.single_index;
   delete t;
 }
 

@@ -8,7 +8,9 @@ Writes omp.json (every sample), omp.md (medians, the targets at 2 threads) and o
 chart; skipped with a message when matplotlib is missing) into OUT_DIR.
 
 usage: run_omp_bench.py --epcc BIN --tasks BIN --libomp SO --forkjoin SO --out DIR
-                        [--reps N] [--threads 1,2] [--quick]
+                        [--reps N] [--threads 1,2] [--quick] [--constructs a,b]
+
+--constructs runs only those EPCC constructs and no task programs (for tuning one construct).
 """
 import argparse
 import json
@@ -69,12 +71,20 @@ def main():
     ap.add_argument("--reps", type=int, default=int(os.environ.get("FORKJOIN_BENCH_REPS", "5")))
     ap.add_argument("--threads", default=os.environ.get("FORKJOIN_BENCH_THREADS", "1,2"))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--constructs", default="", help="comma-separated EPCC constructs only, no task programs")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     preload = {"libgomp": None, "libomp": a.libomp, "forkjoin-omp": a.forkjoin}
     threads = [int(t) for t in a.threads.split(",")]
     programs = PROGRAMS["quick" if a.quick else "full"]
     epcc_cmd = [a.epcc] + (["--quick"] if a.quick else [])
+    if a.constructs:
+        wanted = a.constructs.split(",")
+        unknown = [c for c in wanted if c not in CONSTRUCTS]
+        if unknown:
+            sys.exit(f"unknown constructs: {unknown}; known: {CONSTRUCTS}")
+        epcc_cmd += wanted
+        programs = []
     constructs = defaultdict(list)  # (construct, threads, runtime) -> [us]
     progs = defaultdict(list)  # (program, threads, runtime) -> [s]
     rng = random.Random(20261130)
@@ -130,6 +140,8 @@ def main():
     with open(os.path.join(a.out, "omp.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
+    if a.constructs:
+        return  # a partial run: no chart
 
     try:
         import matplotlib
