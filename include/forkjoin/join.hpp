@@ -94,7 +94,7 @@ auto join_in_worker(worker& w, F& f, G& g) {
   // Traced: three clock reads per join. f's span starts before the push (a thief may take g
   // at once) and g's starts where f's ends, unless join had to run other jobs first.
   [[maybe_unused]] std::uint64_t t0 = 0;
-  if constexpr (k_traced) t0 = w.trace_->now();
+  if constexpr (k_traced) t0 = w.trace_->open(trace_kind::join_f, k_publish ? 1 : 0);
   if constexpr (k_publish) {
     w.deque_.push_private(&job_g);
     on_new_internal_work(w);
@@ -117,15 +117,16 @@ auto join_in_worker(worker& w, F& f, G& g) {
   if constexpr (k_traced) {
     trace_ring& r = *wb.trace_;
     std::uint64_t t1 = r.now();
-    r.record(trace_kind::join_f, t0, t1, k_publish ? 1 : 0, 0);
+    r.close_at(trace_kind::join_f, t0, t1, k_publish ? 1 : 0);
     bool run_here = wb.deque_.take_back_private(&job_g);
     if (!run_here && reclaim_join_job(wb, job_g, job_g.latch())) {
       run_here = true;
       t1 = r.now();
     }
     if (run_here) {
+      r.open_at(trace_kind::join_g, t1);
       job_g.run_inline_traced();
-      r.record(trace_kind::join_g, t1, r.now(), 0, 0);
+      r.close(trace_kind::join_g, t1);
     }
   } else {
     if (wb.deque_.take_back_private(&job_g) || reclaim_join_job(wb, job_g, job_g.latch())) [[likely]]
