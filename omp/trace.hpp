@@ -49,9 +49,10 @@ class trace_span {
 
  private:
   void start(forkjoin::detail::trace_kind k, std::uint64_t a, std::uint64_t b) noexcept;
+  // Off, only ring_ is written (null): the rest is set, and read, only when it is not.
   forkjoin::detail::trace_ring* ring_ = nullptr;
-  forkjoin::detail::trace_kind k_{};
-  std::uint64_t t0_ = 0, a_ = 0, b_ = 0;
+  forkjoin::detail::trace_kind k_;
+  std::uint64_t t0_, a_, b_;
 };
 
 }  // namespace forkjoin::omp
