@@ -194,6 +194,7 @@ bool pool_impl::any_work_visible() const noexcept {
 }
 
 job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
+  if (w.deque_.tags_dirty() && w.deque_.tag() == 0) w.deque_.settle_tags();  // [P-ISO Settle]
   // [P-LEND L3] a poster that sees 1 (or a reservation, 2) may rely on this loop; only a
   // worker at 0 can be here for the first time, and nobody else moves it from 0
   if (w.available_.load(std::memory_order_relaxed) == 0) w.available_.store(1, std::memory_order_relaxed);

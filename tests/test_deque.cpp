@@ -95,6 +95,54 @@ TEST(ChaseLevDeque, EmptyDequeNeverReturnsGarbage) {
   }
 }
 
+// [P-ISO Tag]/[P-ISO Settle] outside regions push stores no tag, so a slot written in a
+// region must be zeroed before a tag-0 element reuses it: every element stolen after the
+// region's jobs are gone carries tag 0, across ring wrap-around and growth, while a live
+// element pushed under a tag keeps it.
+TEST(ChaseLevDeque, TagsOfFinishedRegionsNeverLeakIntoLaterElements) {
+  chase_lev_deque<std::int64_t*> d(4);
+  auto items = make_items(64);
+  // A region's jobs all popped back, then the region ends.
+  d.set_tag(7);
+  for (int i = 0; i < 3; ++i) d.push_private(&items[static_cast<std::size_t>(i)]);
+  EXPECT_TRUE(d.tags_dirty());
+  for (int i = 0; i < 3; ++i) ASSERT_NE(d.pop(), nullptr);
+  d.set_tag(0);
+  EXPECT_FALSE(d.tags_dirty());
+  // Every later element, wrapping the 4-slot ring many times, is stolen with tag 0.
+  for (std::size_t round = 0; round < 16; ++round) {
+    for (std::size_t i = 0; i < 3; ++i) d.push(&items[i]);
+    for (std::size_t i = 0; i < 3; ++i) {
+      auto r = d.steal();
+      ASSERT_EQ(r.result, steal_result::success);
+      ASSERT_EQ(r.tag, 0u) << "round " << round << " element " << i;
+    }
+  }
+  // A live element pushed under a tag keeps it after the tag returns to 0; the deque stays
+  // dirty until it is gone, and the elements pushed meanwhile carry 0.
+  d.set_tag(9);
+  d.push(&items[10]);
+  d.set_tag(0);
+  EXPECT_TRUE(d.tags_dirty());
+  for (std::size_t i = 11; i < 20; ++i) d.push(&items[i]);  // grows past 4 slots
+  auto first = d.steal();
+  ASSERT_EQ(first.value, &items[10]);
+  EXPECT_EQ(first.tag, 9u);
+  for (std::size_t i = 11; i < 20; ++i) {
+    auto r = d.steal();
+    ASSERT_EQ(r.value, &items[i]);
+    EXPECT_EQ(r.tag, 0u);
+  }
+  d.set_tag(0);  // settles: nothing live is tagged
+  EXPECT_FALSE(d.tags_dirty());
+  for (std::size_t i = 0; i < 40; ++i) d.push(&items[i]);
+  for (std::size_t i = 0; i < 40; ++i) {
+    auto r = d.steal();
+    ASSERT_EQ(r.value, &items[i]);
+    EXPECT_EQ(r.tag, 0u);
+  }
+}
+
 // One owner pushes (2/3) and pops (1/3), publishing as it goes, M thieves steal; every item
 // is delivered exactly once (sorted against the input).
 class DequeExactlyOnce : public ::testing::TestWithParam<int> {};

@@ -32,21 +32,27 @@ class loop_budget {
  public:
   static constexpr std::int64_t k_slice_ns = 64'000;
 
-  // `estimate`: iterations per slice as last measured by any leaf of the same loop (a
-  // relaxed hint shared by the leaves; 0 = not measured yet). Reads the clock only if active.
-  loop_budget(std::atomic<std::uint64_t>& estimate, bool active) noexcept : estimate_(estimate) {
+  // `estimate`: iterations per slice as last measured by a leaf of a loop from the same call
+  // site (a relaxed hint; 0 = not measured yet). `leaf`: the iterations this leaf holds. A
+  // leaf that fits in one slice of the estimate never reads the clock: it ends before its
+  // first slice does ([P-FAIR Budget], lazy start).
+  loop_budget(std::atomic<std::uint64_t>& estimate, bool active, std::uint64_t leaf) noexcept : estimate_(estimate) {
     if (!active) return;
-    slice_ = std::max<std::uint64_t>(estimate.load(std::memory_order_relaxed), k_first_slice);
+    const std::uint64_t hint = estimate.load(std::memory_order_relaxed);
+    slice_ = std::max<std::uint64_t>(hint, k_first_slice);
     left_ = slice_;
-    start_ = now_ns();
+    if (leaf >= slice_) start_ = now_ns();  // it will reach a slice end: measure from here
   }
-  // Iterations to run before the next check, of `want`.
-  std::uint64_t next(std::uint64_t want) const noexcept { return want < left_ ? want : left_; }
+  // Iterations to run before the next check, of `want`. A grain that overshoots the slice by
+  // less than a quarter runs whole rather than leave a sliver for the next slice.
+  std::uint64_t next(std::uint64_t want) const noexcept { return want <= left_ + (slice_ >> 2) ? want : left_; }
   // `n` iterations ran: at the end of a slice, measure it and serve outside work.
   void spent(std::uint64_t n) noexcept {
-    left_ -= n;
-    if (left_ == 0) [[unlikely]]
+    if (n >= left_) [[unlikely]] {
       end_slice();
+      return;
+    }
+    left_ -= n;
   }
 
  private:
@@ -58,13 +64,18 @@ class loop_budget {
   }
   FORKJOIN_NOINLINE void end_slice() noexcept {
     std::int64_t now = now_ns();
-    const double elapsed = static_cast<double>(std::max<std::int64_t>(now - start_, 1));
-    // The next slice aims at k_slice_ns; it grows at most 16-fold per slice, so that one
-    // fast slice (a clock hiccup, a cache-warm stretch) cannot make the next one huge.
-    const double fit = static_cast<double>(slice_) * static_cast<double>(k_slice_ns) / elapsed;
-    const double grown = std::min(fit, static_cast<double>(slice_) * 16.0);
-    slice_ = static_cast<std::uint64_t>(std::clamp(grown, 1.0, static_cast<double>(k_max_slice)));
-    estimate_.store(slice_, std::memory_order_relaxed);  // a hint for the loop's next leaves
+    if (start_ != 0) {  // a slice measured from start_; else the first, unmeasured one (lazy start)
+      const double elapsed = static_cast<double>(std::max<std::int64_t>(now - start_, 1));
+      // The next slice aims at k_slice_ns; it grows at most 16-fold per slice, so that one
+      // fast slice (a clock hiccup, a cache-warm stretch) cannot make the next one huge.
+      const double fit = static_cast<double>(slice_) * static_cast<double>(k_slice_ns) / elapsed;
+      const double grown = std::min(fit, static_cast<double>(slice_) * 16.0);
+      slice_ = static_cast<std::uint64_t>(std::clamp(grown, 1.0, static_cast<double>(k_max_slice)));
+      // A hint for the site's next leaves; written only when it moved by a quarter or more,
+      // so that leaves of one loop do not bounce its cache line at every slice.
+      const std::uint64_t old = estimate_.load(std::memory_order_relaxed);
+      if (slice_ > old + (old >> 2) || slice_ < old - (old >> 2)) estimate_.store(slice_, std::memory_order_relaxed);
+    }
     if (worker* w = tls_worker; w != nullptr && injected_pending(*w)) {
       yield_to_injected(*w);  // [P-FAIR Budget] time spent serving is not the loop's
       now = now_ns();
@@ -76,7 +87,7 @@ class loop_budget {
   std::atomic<std::uint64_t>& estimate_;
   std::uint64_t slice_ = 0;
   std::uint64_t left_ = ~std::uint64_t{0};
-  std::int64_t start_ = 0;
+  std::int64_t start_ = 0;  // 0: not measuring yet
 };
 
 }  // namespace forkjoin::detail

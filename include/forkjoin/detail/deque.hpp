@@ -5,6 +5,7 @@
 // the split steps X1-X2 are cited at the lines that carry them.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <concepts>
 #include <cstdint>
@@ -57,8 +58,9 @@ class chase_lev_deque {
     const std::int64_t h = head_;
     if (h - top_seen_ > mask_) [[unlikely]]
       make_room(h);
-    tags_[h & mask_].store(tag_, std::memory_order_relaxed);  // [P-ISO Tag] published with the slot by P3/P4
-    slots_[h & mask_].store(x, std::memory_order_relaxed);    // [P-DEQUE P2]
+    if (tag_state_ != 0) [[unlikely]]
+      store_tag(h);                                         // [P-ISO Tag] published with the slot by P3/P4
+    slots_[h & mask_].store(x, std::memory_order_relaxed);  // [P-DEQUE P2]
     head_ = h + 1;
   }
 
@@ -108,9 +110,48 @@ class chase_lev_deque {
   steal_outcome<T> steal_tagged(std::uint32_t tag) noexcept { return steal_impl<true>(tag); }
 
   // Owner thread only. The isolation tag that push_private records with each element
-  // ([P-ISO Tag]); 0 outside every isolated region.
-  std::uint32_t tag() const noexcept { return tag_; }
-  void set_tag(std::uint32_t t) noexcept { tag_ = t; }
+  // ([P-ISO Tag]); 0 outside every isolated region. Back at 0, the slots that tags made
+  // dirty are settled ([P-ISO Settle]).
+  std::uint32_t tag() const noexcept { return static_cast<std::uint32_t>(tag_state_); }
+  void set_tag(std::uint32_t t) noexcept {
+    tag_state_ = (tag_state_ & k_dirty) | t;
+    if (tag_state_ == k_dirty) settle_tags();
+  }
+  // Owner thread only: some slot may hold a nonzero tag, so pushes still store theirs.
+  bool tags_dirty() const noexcept { return (tag_state_ & k_dirty) != 0; }
+  // Owner thread only, tag 0. [P-ISO Settle] zeroes the tags of the slots no live element
+  // occupies; the deque stays dirty only while a live element carries a nonzero tag.
+  FORKJOIN_NOINLINE void settle_tags() noexcept {
+    const std::int64_t t = top_.load(std::memory_order_relaxed);  // a past top: elements below it are gone
+    const std::int64_t h = head_, cap = mask_ + 1;
+    std::int64_t lo = dirty_lo_, hi = dirty_hi_;
+    if (hi - lo > cap) {  // the range wraps the ring: settle every slot
+      lo = h - cap;
+      hi = h;
+    }
+    std::int64_t live_lo = hi, live_hi = lo;
+    for (std::int64_t i = lo; i < hi; ++i) {
+      std::atomic<std::uint32_t>& tag = tags_[i & mask_];
+      if (i >= t && i < h) {  // maybe live: keep its tag
+        if (tag.load(std::memory_order_relaxed) != 0) {
+          live_lo = std::min(live_lo, i);
+          live_hi = std::max(live_hi, i + 1);
+        }
+      } else {
+        // Not live. An index sharing its slot that is live (i + cap) was pushed while the
+        // deque was dirty: with tag 0 (stored, so zeroing changes nothing) or with a tag,
+        // and then it is in the range too, which is narrower than the ring here.
+        tag.store(0, std::memory_order_relaxed);
+      }
+    }
+    if (live_lo < live_hi) {
+      dirty_lo_ = live_lo;
+      dirty_hi_ = live_hi;
+    } else {
+      tag_state_ &= ~k_dirty;
+      dirty_lo_ = dirty_hi_ = 0;
+    }
+  }
   // Owner thread only. The index one past the newest element: elements pushed from now on
   // get indices at or above it (an isolated region's mark, [P-ISO Mark]).
   std::int64_t end_index() const noexcept { return head_; }
@@ -188,6 +229,21 @@ class chase_lev_deque {
     return {steal_result::success, x, tag};
   }
 
+  // [P-ISO Tag] push's slow path: in a region, or while a slot may keep an old nonzero tag.
+  FORKJOIN_NOINLINE void store_tag(std::int64_t h) noexcept {
+    const auto t = static_cast<std::uint32_t>(tag_state_);
+    tags_[h & mask_].store(t, std::memory_order_relaxed);
+    if (t == 0) return;
+    if ((tag_state_ & k_dirty) == 0) {
+      tag_state_ |= k_dirty;
+      dirty_lo_ = h;
+      dirty_hi_ = h + 1;
+    } else {
+      dirty_lo_ = std::min(dirty_lo_, h);
+      dirty_hi_ = std::max(dirty_hi_, h + 1);
+    }
+  }
+
   // The owner's cached top_seen_ says the ring looks full: read top again [P-DEQUE P1],
   // and grow only if thieves have not freed a slot since.
   FORKJOIN_NOINLINE void make_room(std::int64_t h) {
@@ -245,8 +301,12 @@ class chase_lev_deque {
   std::atomic<T>* slots_ = nullptr;              // the current ring's slots and mask, for the owner
   std::atomic<std::uint32_t>* tags_ = nullptr;   // and its tags
   std::int64_t mask_ = 0;
-  std::uint32_t tag_ = 0;       // the owner's current isolation tag [P-ISO Tag]
-  std::vector<ring*> retired_;  // old rings live until the deque dies [P-DEQUE E5]
+  // The owner's current isolation tag [P-ISO Tag] in the low half, k_dirty above it: one
+  // test on push's path covers both.
+  static constexpr std::uint64_t k_dirty = std::uint64_t{1} << 32;
+  std::uint64_t tag_state_ = 0;
+  std::int64_t dirty_lo_ = 0, dirty_hi_ = 0;  // indices written with a nonzero tag since the last settle
+  std::vector<ring*> retired_;                // old rings live until the deque dies [P-DEQUE E5]
 };
 
 }  // namespace forkjoin::detail

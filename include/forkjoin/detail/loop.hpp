@@ -113,7 +113,7 @@ class loop_engine {
   }
   T lazy_block(U lo, U hi, U grain) {
     T acc = identity_;
-    loop_budget budget(slice_estimate_, sliced_);
+    loop_budget budget(site_estimate_, sliced_, static_cast<std::uint64_t>(hi - lo));
     while (hi - lo > grain) {
       acc = run_grain(lo, static_cast<U>(lo + grain), std::move(acc), budget);
       lo = static_cast<U>(lo + grain);
@@ -290,12 +290,14 @@ class loop_engine {
   bool lazy_ = true;
   const bool budget_ = loop_budget_enabled();
   bool sliced_ = false;
-  std::atomic<std::uint64_t> slice_estimate_{0};  // [P-FAIR Budget] iterations per slice, a shared hint
   U chunk_size_ = 1;
   U tasks_ = 1;
   alignas(k_cache_line) std::atomic<U> cursor_{0};
   std::vector<std::optional<T>> partials_;
   std::size_t static_blocks_ = 0;
+  // [P-FAIR Budget] iterations per slice at this call site (one per instantiation, so per
+  // loop body type), a relaxed hint shared by every leaf of every call.
+  alignas(k_cache_line) static inline std::atomic<std::uint64_t> site_estimate_{0};
   std::atomic<std::uint64_t> claimed_[(pool_options::k_max_threads + 63) / 64] = {};
 };
 
