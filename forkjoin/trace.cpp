@@ -4,6 +4,7 @@
 #include "trace.hpp"
 
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -312,7 +313,7 @@ trace_ring* this_thread_ring(pool_impl& p) noexcept {
   observer* o = p.trace_observer();
   if (o == nullptr) return nullptr;
   if (tls_ring_serial != o->serial()) {  // first call for this pool's trace
-    const auto tid = static_cast<long>(gettid());
+    const auto tid = static_cast<long>(syscall(SYS_gettid));
     tls_ring =
         o->add_ring(tid == static_cast<long>(getpid()) ? std::string("main thread") : "thread " + std::to_string(tid));
     tls_ring_serial = o->serial();
