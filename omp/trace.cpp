@@ -23,10 +23,10 @@ std::atomic<std::uint64_t> g_regions{0};
 }
 }  // namespace
 
-fj::trace_ring* trace_ring_here() noexcept {
-  if (fj::tls_worker != nullptr) return fj::tls_worker->trace_;  // a slot's thread: its own ring
-  return fj::this_thread_ring(fj::impl_of(omp_pool()));
-}
+// Not a read of tls_worker here: this library is built with hidden visibility, and a
+// reference to an inline variable from its own objects would make the merged tls_worker
+// hidden, so that a program using forkjoin's templates too would get a second copy.
+fj::trace_ring* trace_ring_here() noexcept { return fj::this_thread_ring(fj::impl_of(omp_pool())); }
 
 void trace_turn_begin_slow(team& t, unsigned id) noexcept {
   fj::trace_ring* r = trace_ring_here();
