@@ -323,6 +323,9 @@ void wait_for_join(worker& w, join_latch& latch, const job_header& stolen) noexc
 }
 
 bool reclaim_join_job(worker& w, job_header& job, join_latch& latch) noexcept {
+  trace_ring* const ring = w.trace_;
+  if (ring != nullptr)  // [P-TRACE Join] f's span, from the spawn on_new_job recorded
+    ring->record(trace_kind::join_f, job.trace_spawn >> 1, ring->now(), job.trace_spawn & 1, 0);
   // Jobs above `job` are ones f left behind (task_group children whose group outlives f):
   // run them here; `job` is beneath them unless a thief took it.
   job_header* back = w.deque_.pop();
@@ -331,7 +334,14 @@ bool reclaim_join_job(worker& w, job_header& job, join_latch& latch) noexcept {
     back->execute(back);
     back = w.deque_.pop();
   }
-  if (back == &job) return true;
+  if (back == &job) {
+    if (ring == nullptr) return true;
+    // [P-TRACE Join] traced: g runs as a job, whose span execute records; its latch is then
+    // set, so the join goes on as after a steal.
+    job.stolen_by.store(job_header::k_run_by_owner, std::memory_order_relaxed);
+    job.execute(&job);
+    return false;
+  }
   if (!latch.probe()) wait_for_join(w, latch, job);
   return false;
 }
@@ -339,6 +349,25 @@ bool reclaim_join_job(worker& w, job_header& job, join_latch& latch) noexcept {
 void wait_for_group(worker& w, count_latch& latch) noexcept {
   w.pool_->help_until(
       slot_of(w), -1, [&latch] { return latch.done(); }, [&latch, &w] { return latch.try_announce_sleep(w.index_); });
+}
+
+namespace {
+// [P-TRACE Join] the spawn of j, just pushed: an instant, and its time kept in j for f's span.
+void trace_spawn(trace_ring& r, job_header* j, std::uint64_t split) noexcept {
+  const std::uint64_t t = r.now();
+  r.record(trace_kind::spawn, t, t, reinterpret_cast<std::uintptr_t>(j), 0);
+  j->trace_spawn = t << 1 | split;
+}
+}  // namespace
+
+void on_new_job(worker& w, job_header* j) noexcept {
+  if (w.trace_ != nullptr) trace_spawn(*w.trace_, j, 0);
+  on_new_internal_work(w);
+}
+
+void on_new_split(worker& w, job_header* j) noexcept {
+  if (w.trace_ != nullptr) trace_spawn(*w.trace_, j, 1);
+  on_new_internal_work(w);
 }
 
 void on_new_internal_work(worker& w) noexcept {

@@ -28,25 +28,18 @@ class join_job : public job_header {
 
   // Owner took the job back: run g inline, no latch.
   void run_inline() noexcept { run_body(); }
-  // The traced join's copy of run_inline: its own body rather than a third call of run_body.
-  void run_inline_traced() noexcept {
-    try {
-      result_.emplace_from(g_);
-    } catch (...) {
-      error_.capture_current();
-    }
-  }
   join_latch& latch() noexcept { return latch_; }
   const error_slot& error() const noexcept { return error_; }
   result_slot<result_type>& result() noexcept { return result_; }
 
  private:
+  // Run by a thief, by a waiter that popped it, or, while tracing, by its own join
+  // ([P-TRACE Join]: stolen_by says which, for the span's as_job argument).
   static void execute_stolen(job_header* h) noexcept {
     auto* self = static_cast<join_job*>(h);
     {
-      // One call of run_body here and one in run_inline, as without the trace: more call
-      // sites would cost join its inlining of g.
-      const trace_scope span(tls_worker->trace_, trace_kind::join_g, 1);
+      const trace_scope span(tls_worker->trace_, trace_kind::join_g,
+                             self->stolen_by.load(std::memory_order_relaxed) != k_run_by_owner ? 1 : 0);
       self->run_body();
     }
     self->latch_.set();  // [P-JOIN J2] last access: the owner may return right after
@@ -67,41 +60,23 @@ class join_job : public job_header {
   join_latch latch_;
 };
 
-template <bool k_publish = false, bool k_traced = false, class F, class G>
-auto join_in_worker(worker& w, F& f, G& g);
-
-// The traced copy of join (worker::trace_ set): out of line, so that the untraced join pays
-// one test of the pointer and nothing else. Cold, so that GCC compiles it for size and
-// spends none of its inlining budget on it: as a plain noinline copy it made the untraced
-// join call push_private and g's body out of line (fib 10% slower without tracing).
-template <bool k_publish, class F, class G>
-FORKJOIN_COLD auto join_traced(worker& w, F& f, G& g) {
-  return join_in_worker<k_publish, true>(w, f, g);
-}
-
 // k_publish: make g stealable at once instead of by [P-POST Publish]'s rule. The loops use
 // it: their few eager splits exist to be stolen, and a loop body may run long without
-// pushing again. k_traced: record the spawn and both branches in the worker's trace ring.
-template <bool k_publish, bool k_traced, class F, class G>
+// pushing again. Tracing costs this path nothing ([P-TRACE Join]): a traced deque always
+// asks for publication, so the push takes its slow path, which records the spawn, and the
+// published job cannot be taken back privately, so reclaim_join_job records f's span and
+// runs g as a job, whose span execute_stolen records.
+template <bool k_publish = false, class F, class G>
 auto join_in_worker(worker& w, F& f, G& g) {
-  if constexpr (!k_traced) {
-    if (w.trace_ != nullptr) [[unlikely]]
-      return join_traced<k_publish>(w, f, g);
-  }
   using rf_type = std::invoke_result_t<F&>;
   using rg_type = std::invoke_result_t<G&>;
   join_job<G> job_g(g, &w);
-  // Traced: three clock reads per join. f's span starts before the push (a thief may take g
-  // at once) and g's starts where f's ends, unless join had to run other jobs first.
-  [[maybe_unused]] std::uint64_t t0 = 0;
-  if constexpr (k_traced) t0 = w.trace_->open(trace_kind::join_f, k_publish ? 1 : 0);
   if constexpr (k_publish) {
     w.deque_.push_private(&job_g);
-    on_new_internal_work(w);
+    on_new_split(w, &job_g);
   } else {
     push_job(w, &job_g);
   }
-  if constexpr (k_traced) w.trace_->record(trace_kind::spawn, t0, t0, reinterpret_cast<std::uintptr_t>(&job_g), 0);
 
   result_slot<rf_type> rf;
   error_slot error_f;
@@ -114,24 +89,8 @@ auto join_in_worker(worker& w, F& f, G& g) {
   // [P-DEQUE Reclaim] nobody published job_g, so nobody can have stolen it. The worker is
   // read again from the thread rather than kept in a register across f (the same slot).
   worker& wb = *tls_worker;
-  if constexpr (k_traced) {
-    trace_ring& r = *wb.trace_;
-    std::uint64_t t1 = r.now();
-    r.close_at(trace_kind::join_f, t0, t1, k_publish ? 1 : 0);
-    bool run_here = wb.deque_.take_back_private(&job_g);
-    if (!run_here && reclaim_join_job(wb, job_g, job_g.latch())) {
-      run_here = true;
-      t1 = r.now();
-    }
-    if (run_here) {
-      r.open_at(trace_kind::join_g, t1);
-      job_g.run_inline_traced();
-      r.close(trace_kind::join_g, t1);
-    }
-  } else {
-    if (wb.deque_.take_back_private(&job_g) || reclaim_join_job(wb, job_g, job_g.latch())) [[likely]]
-      job_g.run_inline();
-  }
+  if (wb.deque_.take_back_private(&job_g) || reclaim_join_job(wb, job_g, job_g.latch())) [[likely]]
+    job_g.run_inline();
   if (error_f.has_value()) [[unlikely]]
     error_f.rethrow();  // f's exception wins when both threw
   if (job_g.error().has_value()) [[unlikely]]

@@ -158,11 +158,9 @@ void task_group::run(F&& f) {
       // Always published [P-POST Publish]: unlike join's g, which its owner takes back as
       // soon as f returns, a child may wait while the spawner runs anything for any time
       // (a long task, a blocking call), so it must be stealable at once.
-      if (w->trace_ != nullptr) [[unlikely]]
-        w->trace_->instant(detail::trace_kind::spawn, reinterpret_cast<std::uintptr_t>(job), 0);
       w->deque_.push_private(job);
-      detail::on_new_internal_work(*w);
-    } catch (...) {  // the deque could not grow: the child was not spawned
+      detail::on_new_job(*w, job);  // records the spawn when tracing [P-TRACE Join]
+    } catch (...) {                 // the deque could not grow: the child was not spawned
       job->~job_type();
       detail::deallocate_job(memory, sizeof(job_type));
       latch_.remove_child_never_started();

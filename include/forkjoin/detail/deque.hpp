@@ -9,6 +9,7 @@
 #include <atomic>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -57,9 +58,7 @@ class chase_lev_deque {
   void push_private(T x) {
     const std::int64_t h = head_;
     if (h - top_seen_ > mask_) [[unlikely]]
-      make_room(h);
-    if (tag_state_ != 0) [[unlikely]]
-      store_tag(h);                                         // [P-ISO Tag] published with the slot by P3/P4
+      make_room(h);  // also [P-ISO Tag]'s store, published with the slot by P3/P4
     slots_[h & mask_].store(x, std::memory_order_relaxed);  // [P-DEQUE P2]
     head_ = h + 1;
   }
@@ -82,8 +81,9 @@ class chase_lev_deque {
   void publish(std::uint8_t keep = 0) noexcept {
     release_fence();                       // [P-DEQUE P3] publishes slots and ring; pairs with S3
     bottom_.store(head_, k_fenced_store);  // [P-DEQUE P4] release under TSan; pairs with S3
-    if (publish_request_.load(std::memory_order_relaxed) != keep)
-      publish_request_.store(keep, std::memory_order_relaxed);  // [P-DEQUE X2] request served
+    const std::uint8_t request = publish_request_.load(std::memory_order_relaxed);
+    keep |= request & k_traced;  // [P-TRACE Join] a traced deque keeps asking
+    if (request != keep) publish_request_.store(keep, std::memory_order_relaxed);  // [P-DEQUE X2] request served
   }
 
   // Owner thread only. The classic Chase-Lev push: push_private then publish.
@@ -115,6 +115,7 @@ class chase_lev_deque {
   std::uint32_t tag() const noexcept { return static_cast<std::uint32_t>(tag_state_); }
   void set_tag(std::uint32_t t) noexcept {
     tag_state_ = (tag_state_ & k_dirty) | t;
+    if (t != 0) top_seen_ = k_slow_push;  // every push now takes make_room, which stores its tag
     if (tag_state_ == k_dirty) settle_tags();
   }
   // Owner thread only: some slot may hold a nonzero tag, so pushes still store theirs.
@@ -159,7 +160,9 @@ class chase_lev_deque {
   // Why the owner should publish at its next push [P-POST Publish]: an idle worker found the
   // public part empty and asked (X1, X5), or the public part became empty (X3, X4, or the
   // deque is new). Bits, so that the loop engine can split on demand only when asked.
-  static constexpr std::uint8_t k_asked = 1, k_emptied = 2;
+  // k_traced: set for good on a traced worker's deque, so that every push takes the slow
+  // path that records its spawn ([P-TRACE Join]).
+  static constexpr std::uint8_t k_asked = 1, k_emptied = 2, k_traced = 4;
   // Owner thread only; a hint (relaxed). Any reason to publish: one load on push's path.
   bool publish_requested() const noexcept { return publish_request_.load(std::memory_order_relaxed) != 0; }
   // Owner thread only; a hint (relaxed). An idle worker asked for work from this deque.
@@ -229,8 +232,8 @@ class chase_lev_deque {
     return {steal_result::success, x, tag};
   }
 
-  // [P-ISO Tag] push's slow path: in a region, or while a slot may keep an old nonzero tag.
-  FORKJOIN_NOINLINE void store_tag(std::int64_t h) noexcept {
+  // [P-ISO Tag] in a region, or while a slot may keep an old nonzero tag.
+  void store_tag(std::int64_t h) noexcept {
     const auto t = static_cast<std::uint32_t>(tag_state_);
     tags_[h & mask_].store(t, std::memory_order_relaxed);
     if (t == 0) return;
@@ -244,13 +247,20 @@ class chase_lev_deque {
     }
   }
 
-  // The owner's cached top_seen_ says the ring looks full: read top again [P-DEQUE P1],
-  // and grow only if thieves have not freed a slot since.
+  // Push's slow path: the cached top_seen_ says the ring looks full, or tags are in use
+  // (top_seen_ is then k_slow_push, so that push's one test covers both). Reads top again
+  // [P-DEQUE P1] and grows only if thieves have not freed a slot since; then stores the
+  // tag of slot h while the tag or the dirty bit is set ([P-ISO Tag]), else caches top.
   FORKJOIN_NOINLINE void make_room(std::int64_t h) {
     const std::int64_t t = top_.load(
         std::memory_order_acquire);  // [P-DEQUE P1] pairs with S5's CAS: a slot is reused only after its thief read it
-    top_seen_ = t;
-    if (h - t <= mask_) return;
+    if (h - t > mask_) grow(h, t);
+    if (tag_state_ != 0)
+      store_tag(h);
+    else
+      top_seen_ = t;
+  }
+  void grow(std::int64_t h, std::int64_t t) {
     ring* old = ring_.load(std::memory_order_relaxed);
     auto fresh = std::make_unique<ring>(2 * (old->mask + 1));  // may throw: nothing changed yet
     for (std::int64_t i = t; i < h; ++i) fresh->put(i, old->get(i), old->get_tag(i));
@@ -297,9 +307,12 @@ class chase_lev_deque {
   std::atomic<ring*> ring_{nullptr};
   // Owner-only line.
   alignas(k_cache_line) std::int64_t head_ = 0;  // end of the private part; head_ >= bottom_
-  std::int64_t top_seen_ = 0;                    // a past value of top_ (<= top_): the owner's room check
-  std::atomic<T>* slots_ = nullptr;              // the current ring's slots and mask, for the owner
-  std::atomic<std::uint32_t>* tags_ = nullptr;   // and its tags
+  // A past value of top_ (<= top_): the owner's room check. k_slow_push, below every
+  // index, while tags are in use: the check then always fails.
+  static constexpr std::int64_t k_slow_push = std::numeric_limits<std::int64_t>::min() / 4;
+  std::int64_t top_seen_ = 0;
+  std::atomic<T>* slots_ = nullptr;             // the current ring's slots and mask, for the owner
+  std::atomic<std::uint32_t>* tags_ = nullptr;  // and its tags
   std::int64_t mask_ = 0;
   // The owner's current isolation tag [P-ISO Tag] in the low half, k_dirty above it: one
   // test on push's path covers both.

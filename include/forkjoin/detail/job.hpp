@@ -18,12 +18,19 @@ struct job_header {
   using execute_fn = void (*)(job_header*) noexcept;
   explicit job_header(execute_fn fn) noexcept : execute(fn) {}
   execute_fn execute;
-  // Link in the injection queue: written by injector::push before any read, under its mutex.
-  // Left uninitialised elsewhere: join pushes a job per fork and pays for every store.
-  job_header* next;
+  union {
+    // Link in the injection queue: written by injector::push before any read, under its
+    // mutex. Left uninitialised elsewhere: join pushes a job per fork and pays for every store.
+    job_header* next;
+    // While tracing, a job pushed on a deque: its spawn time on the ring's clock, shifted
+    // left by one, with 1 in bit 0 for a loop split ([P-TRACE Join]). Owner only.
+    std::uint64_t trace_spawn;
+  };
   // Index of the worker that stole this job, -1 while not stolen. A hint for the waiter
   // (leapfrogging: steal back from the thief first); relaxed, never used for correctness.
   std::atomic<std::int32_t> stolen_by{-1};
+  // stolen_by of a join's second branch that its own join ran as a job while tracing.
+  static constexpr std::int32_t k_run_by_owner = -2;
 };
 
 // An exception a branch may have thrown, or nothing. Like std::optional<std::exception_ptr>

@@ -60,7 +60,11 @@ inline thread_local worker* tls_worker = nullptr;
 
 // Cold entry points of the compiled runtime.
 void on_new_internal_work(worker& w) noexcept;  // [P-POST] publish, wake one if nobody searches
-void wake_worker(worker& w) noexcept;           // wake w if it sleeps (a latch it waits on is set)
+// on_new_internal_work for the job j just pushed: also records its spawn when tracing
+// ([P-TRACE Join]). on_new_split: the same for a loop split (join_published).
+void on_new_job(worker& w, job_header* j) noexcept;
+void on_new_split(worker& w, job_header* j) noexcept;
+void wake_worker(worker& w) noexcept;  // wake w if it sleeps (a latch it waits on is set)
 
 // Owner thread only. Push a job the current thread will eventually run itself if nobody
 // steals it: no fence, no read-modify-write, and a wake-up only when [INV-WAKE] asks for one.
@@ -70,7 +74,7 @@ void wake_worker(worker& w) noexcept;           // wake w if it sleeps (a latch 
 inline void push_job(worker& w, job_header* j) {
   w.deque_.push_private(j);
   if (w.deque_.publish_requested()) [[unlikely]]
-    on_new_internal_work(w);
+    on_new_job(w, j);
 }
 
 // Latch for join's second branch. Memory ordering: once probe() returns true, everything
