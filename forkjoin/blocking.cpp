@@ -43,7 +43,8 @@ void begin_blocking(worker& w) noexcept { w.pool_->begin_blocking(slot_of(w)); }
 void end_blocking(worker& w) noexcept { w.pool_->end_blocking(slot_of(w)); }
 
 void pool_impl::begin_blocking(worker_slot& w) noexcept {
-  if (w.blocking_depth_++ != 0) return;              // nested: counted once
+  if (w.blocking_depth_++ != 0) return;  // nested: counted once
+  if (w.trace_ != nullptr) w.blocking_t0_ = w.trace_->open(trace_kind::blocking);
   blocked_.fetch_add(1, std::memory_order_relaxed);  // relaxed: a policy count, no data flows through it
   // [P-BLOCK Begin] the worker's jobs stay stealable while it blocks: publish them, waking a
   // sleeper if [INV-WAKE] asks; and a spare takes the worker's place. Not only when no
@@ -51,16 +52,17 @@ void pool_impl::begin_blocking(worker_slot& w) noexcept {
   // next (then every blocked worker would have counted on another one).
   on_new_internal_work(w);
   w.blocking_token_ = give_back_token();  // [P-BUDGET Block] the spare may take it
-  try_start_spare();
+  try_start_spare(w);
 }
 
 void pool_impl::end_blocking(worker_slot& w) noexcept {
   if (--w.blocking_depth_ != 0) return;
   blocked_.fetch_sub(1, std::memory_order_relaxed);  // [P-BLOCK End] spares above the count retire when idle
   retake_token(w.blocking_token_, &shutdown_);       // [P-BUDGET Block]
+  if (w.trace_ != nullptr) w.trace_->close(trace_kind::blocking, w.blocking_t0_);
 }
 
-bool pool_impl::try_start_spare() noexcept {
+bool pool_impl::try_start_spare(worker_slot& blocked) noexcept {
   if (shutting_down()) return false;
   std::size_t s = spares_active_.load(std::memory_order_relaxed);
   do {  // [P-BLOCK Spare] at most one spare per blocked worker, and max_spare_threads in all
@@ -88,6 +90,7 @@ bool pool_impl::try_start_spare() noexcept {
     spares_live_.fetch_sub(1, std::memory_order_relaxed);
     return false;
   }
+  if (blocked.trace_ != nullptr) blocked.trace_->instant(trace_kind::spare_start, slot->index_, 0);
   return true;
 }
 
@@ -108,6 +111,10 @@ worker_slot* pool_impl::new_spare_slot() noexcept {
       worker_slot(this, n + static_cast<std::uint32_t>(k), n, &sleep_.word(), &injector_.size_word());
   if (s == nullptr) return nullptr;
   s->spare_in_use_.store(true, std::memory_order_relaxed);
+  // its track in the trace; the thread's creation orders the pointer before the spare reads it
+  if (observer_) s->trace_ = observer_->add_ring("spare " + std::to_string(k));
+  // [P-TRACE Join] a traced slot's pushes all take the slow path that records them
+  if (s->trace_ != nullptr) s->deque_.request_publication(chase_lev_deque<job_header*>::k_traced);
   spare_slots_[k].store(s, std::memory_order_relaxed);
   spare_high_.store(k + 1, std::memory_order_release);  // [P-BLOCK Spare] pairs with spare_slot_count()'s acquire
   return s;

@@ -15,11 +15,15 @@ void yield_to_injected(worker& w) noexcept {
   pool_impl& p = *w.pool_;
   // [P-FAIR Yield] a fair share of what waits, as a top-level worker would take.
   const std::size_t share = w.injected_->load(std::memory_order_relaxed) / p.num_threads() + 1;
-  for (std::size_t k = 0; k < share; ++k) {
+  // [P-TRACE] a yield span around the jobs it served (a = how many; 0 when it found none)
+  const std::uint64_t t0 = w.trace_ != nullptr ? w.trace_->open(trace_kind::yield) : 0;
+  std::size_t k = 0;
+  for (; k < share; ++k) {
     job_header* j = p.take_injected(s, false);
-    if (j == nullptr) return;
+    if (j == nullptr) break;
     j->execute(j);
   }
+  if (w.trace_ != nullptr) w.trace_->close(trace_kind::yield, t0, k);
 }
 
 }  // namespace forkjoin::detail

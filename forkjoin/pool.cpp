@@ -191,9 +191,9 @@ void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
   tls_worker = &w;
   w.steal_limit_ = steal_limit_of_this_thread();
   if (w.trace_ != nullptr) {
-    const std::uint64_t t0 = w.trace_->now();
+    const std::uint64_t t0 = w.trace_->open(trace_kind::run);
     job.execute(&job);
-    w.trace_->span(trace_kind::run, t0);
+    w.trace_->close(trace_kind::run, t0);
   } else {
     job.execute(&job);
   }

@@ -41,6 +41,7 @@ struct worker_slot : worker {
   std::uint32_t found_tag_ = 0;       // [P-ISO Adopt] the tag of the job steal_sweep returned
   std::uint32_t blocking_depth_ = 0;  // [P-BLOCK] nested blocking() calls of the thread
   bool blocking_token_ = false;       // [P-BUDGET Block] the CPU token given back by the outermost blocking()
+  std::uint64_t blocking_t0_ = 0;     // [P-TRACE] the outermost blocking()'s start, when traced
   // [P-ISO Park] an isolated waiter parks on iso_seq_ with iso_parked_ set; latch setters
   // bump and wake it. Written by the owner and by setters.
   std::atomic<std::uint32_t> iso_seq_{0};
@@ -72,6 +73,7 @@ class pool_impl final : private work_monitor {
 
   std::size_t num_threads() const noexcept { return slots_.size(); }
   const pool_options& options() const noexcept { return options_; }
+  observer* trace_observer() const noexcept { return observer_.get(); }  // null: neither trace nor statistics
   // Slots 0..N-1, then the spare slots [P-BLOCK Spare] (index N + k).
   worker_slot& slot(std::size_t i) noexcept { return i < slots_.size() ? *slots_[i] : spare_slot(i - slots_.size()); }
   const worker_slot& slot(std::size_t i) const noexcept { return *slots_[i]; }
@@ -144,7 +146,7 @@ class pool_impl final : private work_monitor {
   std::unique_ptr<observer> observer_;  // trace rings and FORKJOIN_STATS; null when neither is on
 
   // [P-BLOCK] blocking.cpp's state.
-  bool try_start_spare() noexcept;
+  bool try_start_spare(worker_slot& blocked) noexcept;  // blocked: the worker about to block
   worker_slot* new_spare_slot() noexcept;
   alignas(k_cache_line) std::atomic<std::size_t> blocked_{0};  // workers inside blocking()
   std::atomic<std::size_t> spares_active_{0};                  // spares counted against blocked_ (retire when above it)

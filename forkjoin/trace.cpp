@@ -4,6 +4,7 @@
 #include "trace.hpp"
 
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -115,7 +116,19 @@ struct event {
   std::uint64_t t0, t1, a, b;
   trace_kind kind;
   std::uint32_t worker;
+  bool open = false;  // still running at the snapshot: t1 is the snapshot's time
 };
+
+// [P-TRACE O3, O4, O5] the spans of ring r open right now, before its events are copied.
+void open_snapshot(const trace_ring& r, std::uint32_t worker, std::vector<event>& out) {
+  std::uint64_t words[trace_ring::k_max_open * 4];
+  std::uint64_t n = 0;
+  if (!r.open_spans(words, n)) return;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t* w = words + i * 4;
+    out.push_back(event{w[0], 0, w[2], w[3], static_cast<trace_kind>(w[1] >> trace_ring::k_kind_shift), worker, true});
+  }
+}
 
 // [P-TRACE S1, S2, S3, S4, S5]: the events of one ring that are certainly intact, oldest first, and the
 // number of older ones that were dropped (overwritten, or being overwritten right now).
@@ -132,7 +145,7 @@ std::uint64_t snapshot(const trace_ring& r, std::uint32_t worker, std::vector<ev
     mine.push_back(event{t0, t0 + (w1 & trace_ring::k_time_mask),
                          std::atomic_ref<std::uint64_t>(e[2]).load(std::memory_order_relaxed),
                          std::atomic_ref<std::uint64_t>(e[3]).load(std::memory_order_relaxed),
-                         static_cast<trace_kind>(w1 >> trace_ring::k_kind_shift), worker});
+                         static_cast<trace_kind>(w1 >> trace_ring::k_kind_shift), worker, false});
   }
   if constexpr (!FORKJOIN_TSAN) std::atomic_thread_fence(std::memory_order_acquire);  // [P-TRACE S3] pairs with R2
   const std::uint64_t begun = r.begun(std::memory_order_relaxed);                     // [P-TRACE S4]
@@ -166,14 +179,35 @@ const char* kind_name(trace_kind k) {
       return "steal";
     case trace_kind::split:
       return "split";
+    case trace_kind::blocking:
+      return "blocking";
+    case trace_kind::spare_start:
+      return "spare.start";
+    case trace_kind::yield:
+      return "yield";
+    case trace_kind::omp_region:
+      return "omp.region";
+    case trace_kind::omp_task:
+      return "omp.task";
+    case trace_kind::omp_barrier:
+      return "omp.barrier";
   }
   return "?";
 }
 
 bool is_job(trace_kind k) {
   return k == trace_kind::run || k == trace_kind::join_f || k == trace_kind::join_g || k == trace_kind::task ||
-         k == trace_kind::chunk;
+         k == trace_kind::chunk || k == trace_kind::yield || k == trace_kind::omp_region || k == trace_kind::omp_task;
 }
+
+const char* category(trace_kind k) {
+  if (is_job(k)) return "job";
+  if (k == trace_kind::blocking) return "blocked";
+  return "idle";  // spin, park, omp.barrier
+}
+
+// Processes' unique observer numbers, for this_thread_ring's per-thread cache.
+std::atomic<std::uint64_t> g_observer_serial{0};
 
 class json_writer {
  public:
@@ -223,18 +257,20 @@ observer::observer(pool_impl& p, std::string path, std::size_t events, bool prin
       print_stats_(print_stats),
       tsc_(use_tsc()),
       epoch_ns_(steady_ns()),
-      epoch_tick_(trace_ring(nullptr, 0, tsc_).now()) {
+      epoch_tick_(trace_ring(nullptr, 0, tsc_).now()),
+      serial_(g_observer_serial.fetch_add(1, std::memory_order_relaxed) + 1),
+      events_(events) {
   if (!path_.empty()) {
-    // relaxed: the pool's threads start after this, and pthread_create orders it for them
-    g_tracing_anywhere.store(true, std::memory_order_relaxed);
     for (std::size_t i = 0; i < p.num_threads(); ++i) {
       // Uninitialised: the kernel maps the pages as the owner first writes them.
       words_.emplace_back(new std::uint64_t[events * 4]);
       rings_.push_back(std::make_unique<trace_ring>(words_.back().get(), events, tsc_));
+      names_.push_back("worker " + std::to_string(i));
       p.slot(i).trace_ = rings_.back().get();
       // [P-TRACE Join] every push of this worker takes the slow path that records it
       p.slot(i).deque_.request_publication(chase_lev_deque<job_header*>::k_traced);
     }
+    g_tracing.store(true, std::memory_order_relaxed);  // a hint: this_thread_ring decides
   }
   register_handlers();
   observer_list& l = observers();
@@ -249,6 +285,43 @@ observer::~observer() {
 }
 
 bool observer::stale() const noexcept { return fork_generation_ != current_fork_generation(); }
+
+trace_ring* observer::add_ring(const std::string& name) noexcept {
+  if (path_.empty()) return nullptr;
+  try {
+    std::unique_ptr<std::uint64_t[]> words(new std::uint64_t[events_ * 4]);
+    auto ring = std::make_unique<trace_ring>(words.get(), events_, tsc_);
+    std::lock_guard<std::mutex> lock(rings_mutex_);
+    names_.reserve(names_.size() + 1);
+    words_.reserve(words_.size() + 1);
+    rings_.reserve(rings_.size() + 1);
+    names_.push_back(name);
+    words_.push_back(std::move(words));
+    rings_.push_back(std::move(ring));
+    return rings_.back().get();
+  } catch (...) {  // out of memory: this thread goes untraced
+    return nullptr;
+  }
+}
+
+namespace {
+// The ring this_thread_ring made for the calling thread, and the observer it belongs to.
+thread_local std::uint64_t tls_ring_serial = 0;
+thread_local trace_ring* tls_ring = nullptr;
+}  // namespace
+
+trace_ring* this_thread_ring(pool_impl& p) noexcept {
+  if (worker* w = tls_worker) return w->trace_;  // bound to a slot: the slot's ring
+  observer* o = p.trace_observer();
+  if (o == nullptr) return nullptr;
+  if (tls_ring_serial != o->serial()) {  // first call for this pool's trace
+    const auto tid = static_cast<long>(syscall(SYS_gettid));
+    tls_ring =
+        o->add_ring(tid == static_cast<long>(getpid()) ? std::string("main thread") : "thread " + std::to_string(tid));
+    tls_ring_serial = o->serial();
+  }
+  return tls_ring;
+}
 
 void observer::finish() noexcept {
   {
@@ -273,10 +346,31 @@ void observer::print_stats() noexcept {
 bool observer::write_trace() noexcept {
   if (path_.empty()) return true;
   try {
+    std::vector<const trace_ring*> rings;
+    std::vector<std::string> names;
+    {
+      std::lock_guard<std::mutex> lock(rings_mutex_);  // add_ring may append meanwhile
+      for (const auto& r : rings_) rings.push_back(r.get());
+      names = names_;
+    }
     std::vector<event> events;
-    std::vector<std::uint64_t> dropped(rings_.size());
-    for (std::size_t i = 0; i < rings_.size(); ++i)
-      dropped[i] = snapshot(*rings_[i], static_cast<std::uint32_t>(i), events);
+    std::vector<std::uint64_t> dropped(rings.size());
+    for (std::size_t i = 0; i < rings.size(); ++i) {
+      // Open spans first: one that closes before its ring is copied is then in both, and
+      // the closed copy wins below; read after, it would be in neither.
+      std::vector<event> open;
+      open_snapshot(*rings[i], static_cast<std::uint32_t>(i), open);
+      const std::size_t first = events.size();
+      dropped[i] = snapshot(*rings[i], static_cast<std::uint32_t>(i), events);
+      for (const event& o : open) {
+        const bool closed = std::any_of(events.begin() + static_cast<std::ptrdiff_t>(first), events.end(),
+                                        [&](const event& e) { return e.kind == o.kind && e.t0 == o.t0; });
+        if (!closed) events.push_back(o);
+      }
+    }
+    const std::uint64_t open_end = trace_ring(nullptr, 0, tsc_).now();  // after every open span began
+    for (event& e : events)
+      if (e.open) e.t1 = open_end;
     // Ticks to nanoseconds since the pool started, calibrated on steady_clock over the
     // whole trace (both clocks read at creation and now).
     const std::uint64_t now_ns = steady_ns(), now_tick = trace_ring(nullptr, 0, tsc_).now();
@@ -313,19 +407,18 @@ bool observer::write_trace() noexcept {
                  "\"clock\":\"%s, ts in microseconds since the pool started\","
                  "\"workers\":%zu,\"events_per_worker\":%" PRIu64 ",\"dropped_events\":%" PRIu64
                  ",\"dropped_per_worker\":[",
-                 tsc_ ? "rdtsc calibrated on steady_clock" : "steady_clock", rings_.size(),
-                 rings_.empty() ? 0 : rings_[0]->capacity(), total_dropped);
+                 tsc_ ? "rdtsc calibrated on steady_clock" : "steady_clock", rings.size(),
+                 rings.empty() ? 0 : rings[0]->capacity(), total_dropped);
     for (std::size_t i = 0; i < dropped.size(); ++i) std::fprintf(f, "%s%" PRIu64, i == 0 ? "" : ",", dropped[i]);
     std::fputs("]},\n\"traceEvents\":[", f);
     w.begin_event();
     std::fprintf(
         f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":1,\"args\":{\"name\":\"forkjoin pool\"}}", pid);
-    for (std::size_t i = 0; i < rings_.size(); ++i) {
-      // tid = worker index + 1: Perfetto treats tid 0 as the idle thread.
+    for (std::size_t i = 0; i < rings.size(); ++i) {
+      // tid = ring index + 1 (the workers first): Perfetto treats tid 0 as the idle thread.
       w.begin_event();
-      std::fprintf(f,
-                   "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":%zu,\"args\":{\"name\":\"worker %zu\"}}",
-                   pid, i + 1, i);
+      std::fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":%zu,\"args\":{\"name\":\"%s\"}}", pid,
+                   i + 1, names[i].c_str());
       w.begin_event();
       std::fprintf(
           f, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%ld,\"tid\":%zu,\"args\":{\"sort_index\":%zu}}", pid,
@@ -335,6 +428,16 @@ bool observer::write_trace() noexcept {
     for (const event& e : events) {
       const std::size_t tid = e.worker + 1;
       if (e.kind == trace_kind::spawn) continue;  // written with the steal that took it, if any
+      if (e.kind == trace_kind::spare_start) {
+        w.begin_event();
+        std::fprintf(f,
+                     "{\"name\":\"spare.start\",\"cat\":\"blocked\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%ld,\"tid\":%zu,"
+                     "\"ts\":",
+                     pid, tid);
+        w.ts(e.t0);
+        std::fprintf(f, ",\"args\":{\"spare\":%" PRIu64 "}}", e.a);
+        continue;
+      }
       if (e.kind == trace_kind::steal || e.kind == trace_kind::split) {
         w.begin_event();
         std::fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%ld,\"tid\":%zu,\"ts\":",
@@ -373,27 +476,46 @@ bool observer::write_trace() noexcept {
       }
       w.begin_event();
       std::fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%ld,\"tid\":%zu,\"ts\":", kind_name(e.kind),
-                   is_job(e.kind) ? "job" : "idle", pid, tid);
+                   category(e.kind), pid, tid);
       w.ts(e.t0);
       std::fputs(",\"dur\":", f);
       w.micros(e.t1 > e.t0 ? e.t1 - e.t0 : 0);
+      // args: the kind's own, and "open": true for a span still running at the snapshot
+      char args[160] = "";
       switch (e.kind) {
         case trace_kind::chunk:
-          std::fprintf(f, ",\"args\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 "}", e.a, e.b);
+          std::snprintf(args, sizeof args, "\"lo\":%" PRIu64 ",\"hi\":%" PRIu64, e.a, e.b);
           break;
         case trace_kind::join_f:
-          std::fprintf(f, ",\"args\":{\"loop\":%" PRIu64 "}", e.a);
+          std::snprintf(args, sizeof args, "\"loop\":%" PRIu64, e.a);
           break;
         case trace_kind::join_g:
-          std::fprintf(f, ",\"args\":{\"as_job\":%" PRIu64 "}", e.a);
+          std::snprintf(args, sizeof args, "\"as_job\":%" PRIu64, e.a);
           break;
         case trace_kind::park:
-          std::fprintf(f, ",\"args\":{\"blocked\":%" PRIu64 "}", e.a);
+          std::snprintf(args, sizeof args, "\"blocked\":%" PRIu64, e.a);
+          break;
+        case trace_kind::yield:
+          std::snprintf(args, sizeof args, "\"jobs\":%" PRIu64, e.a);
+          break;
+        case trace_kind::omp_region:
+          std::snprintf(args, sizeof args, "\"region\":%" PRIu64 ",\"thread\":%" PRIu64 ",\"team_size\":%" PRIu64, e.a,
+                        e.b & 0xffffffffu, e.b >> 32);
+          break;
+        case trace_kind::omp_task:
+          std::snprintf(args, sizeof args, "\"fn\":\"0x%" PRIx64 "\",\"undeferred\":%" PRIu64, e.a, e.b);
+          break;
+        case trace_kind::omp_barrier:
+          std::snprintf(args, sizeof args, "\"region\":%" PRIu64 ",\"end\":%" PRIu64, e.a, e.b);
           break;
         default:
           break;
       }
-      std::fputs("}", f);
+      if (e.open) std::strcat(args, args[0] != '\0' ? ",\"open\":true" : "\"open\":true");  // fits: args stay short
+      if (args[0] != '\0')
+        std::fprintf(f, ",\"args\":{%s}}", args);
+      else
+        std::fputs("}", f);
     }
     std::fputs("\n]}\n", f);
     const bool ok = std::ferror(f) == 0;

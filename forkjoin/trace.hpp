@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ class observer {
   bool write_trace() noexcept;
   void print_stats() noexcept;
   bool stale() const noexcept;  // created before a fork(): in the child, inert
+  // A ring for a thread that has no slot (a thread that is not the pool's, such as an
+  // OpenMP team thread) or for a spare slot: a track of its own named `name`. Any thread;
+  // allocates. Null when not tracing or out of memory.
+  trace_ring* add_ring(const std::string& name) noexcept;
+  std::uint64_t serial() const noexcept { return serial_; }  // unique in the process, never 0
 
  private:
   pool_impl& pool_;
@@ -43,8 +49,14 @@ class observer {
   bool tsc_;                  // the rings count time-stamp counter ticks, not nanoseconds
   std::uint64_t epoch_ns_;    // steady_ns() at creation: ts 0 in the file
   std::uint64_t epoch_tick_;  // the rings' clock at creation
+  std::uint64_t serial_;
+  std::size_t events_;  // per ring
+  // Guards the three vectors below: add_ring appends while a snapshot may read them. The
+  // first num_threads() rings are the pool's slots', the others add_ring's.
+  std::mutex rings_mutex_;
   std::vector<std::unique_ptr<std::uint64_t[]>> words_;
   std::vector<std::unique_ptr<trace_ring>> rings_;
+  std::vector<std::string> names_;
 };
 
 // pool::statistics(): relaxed snapshots of every slot's counters.

@@ -12,6 +12,7 @@
 #include "forkjoin/detail/atomic.hpp"
 #include "forkjoin/detail/deque.hpp"
 #include "forkjoin/detail/job.hpp"
+#include "trace.hpp"
 
 #define FORKJOIN_OMP_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -256,6 +257,7 @@ struct task {
   struct dep_map* deps = nullptr;         // its children's last writers and readers, by address
   task* inbox_next = nullptr;             // [P-OMP Detach V4]
   thread_state* detach_waiter = nullptr;  // [P-OMP Detach V6] an undeferred detached task's encountering thread
+  std::uint64_t trace_t0 = 0;             // an implicit task: its turn's start, when traced ([P-TRACE])
 };
 
 void run_task(thread_state& ts, task* t) noexcept;
@@ -392,6 +394,7 @@ struct team {
   unsigned bind_policy = 0;
   int bind_place = -1;
   int part_lo = 0, part_len = 0;
+  std::uint64_t trace_region = 0;  // the region's number in the trace, 0 when not traced ([P-TRACE])
 };
 
 inline bool run_inbox(thread_state& ts, bool any) noexcept;

@@ -88,6 +88,8 @@ void run_task(thread_state& ts, task* t) noexcept {
   ts.cur_task = t;
   t->children.owner = &ts;
   t->mark = ts.push_seq;  // [P-OMP Task T3] tasks pushed from now on are its descendants
+  const trace_span span(forkjoin::detail::trace_kind::omp_task, reinterpret_cast<std::uintptr_t>(t->fn),
+                        t->deferred ? 0 : 1);
   if (!t->deferred || !task_cancelled(*t)) t->fn(t->data);  // [P-OMP Cancel K5] discarded unstarted
   ts.cur_task = prev;
   if (t->detached && !detached_body_returned(t)) return;  // [P-OMP Detach V3] the event completes it

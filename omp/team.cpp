@@ -146,12 +146,14 @@ void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
   ts.have_chunk = false;
   ts.single_index = 0;
   bind_team_thread(t, id);  // [P-OMP Bind] B3
+  trace_turn_begin(t, id);  // [P-TRACE] the turn's span
 }
 
 void run_member(thread_state& ts, team& t, unsigned id) noexcept {
   start_turn(ts, t, id);
   t.fn(t.data);
   end_barrier(ts);  // [P-OMP Team E1] the region's end: every task of the team is finished
+  trace_turn_end(t, id);
   ts.cur_team = ts.initial_team;
   ts.id = 0;
   ts.cur_task = &ts.initial_team->implicit_tasks[0];
@@ -349,6 +351,7 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
 void end_region(thread_state& ts) noexcept {
   team* t = ts.cur_team;
   end_barrier(ts);  // [P-OMP Team E1]
+  trace_turn_end(*t, 0);
   const saved_state& s = t->saved;
   ts.cur_team = s.cur_team;
   ts.id = s.id;
@@ -411,6 +414,7 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
     // [P-OMP Barrier B4] look into the deques only while some task is pending
     return t.pending_tasks.load(std::memory_order_relaxed) != 0 && run_any_task(ts);
   };
+  const trace_span span(forkjoin::detail::trace_kind::omp_barrier, t.trace_region, &word == &t.end_word ? 1 : 0);
   t.wakeup.wait_until(released, step);
   return cancellable && t.cancelled.load(std::memory_order_relaxed);
 }

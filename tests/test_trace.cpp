@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "forkjoin/forkjoin.hpp"
@@ -41,6 +42,7 @@ struct span {
   std::string name;
   std::int64_t t0, t1;
   std::int64_t a = 0, b = 0;  // args: lo/hi of a chunk, loop of a join.f, as_job of a join.g
+  bool open = false;          // args.open: still running when the file was written
   int depth = 0;              // on its track, filled by nest()
   int parent = -1;            // index in the track's vector, -1 for a root
 };
@@ -51,6 +53,7 @@ struct trace_file {
   std::map<int, std::vector<span>> tracks;  // tid -> spans sorted by (t0, longest first)
   std::map<int, std::vector<json>> steals;  // tid -> steal instants
   std::map<int, std::vector<json>> splits;  // tid -> split instants
+  std::vector<json> spare_starts;           // spare.start instants
   std::map<std::int64_t, int> flow_starts;  // id -> count
   std::map<std::int64_t, int> flow_ends;    // id -> count
   std::uint64_t dropped = 0;
@@ -101,6 +104,7 @@ trace_file load(const std::string& path) {
       const std::int64_t t0 = ns_of(e.at("ts")), d = ns_of(e.at("dur"));
       EXPECT_GE(d, 0);
       span s{e.at("name").str, t0, t0 + d};
+      s.open = e.has("args") && e.at("args").has("open") && e.at("args").at("open").b;
       if (s.name == "chunk") {
         s.a = arg(e, "lo");
         s.b = arg(e, "hi");
@@ -114,6 +118,7 @@ trace_file load(const std::string& path) {
       EXPECT_EQ(e.at("s").str, "t");
       if (e.at("name").str == "steal") t.steals[tid].push_back(e);
       if (e.at("name").str == "split") t.splits[tid].push_back(e);
+      if (e.at("name").str == "spare.start") t.spare_starts.push_back(e);
     } else if (ph == "s") {
       ++t.flow_starts[static_cast<std::int64_t>(e.at("id").num)];
     } else if (ph == "f") {
@@ -421,6 +426,123 @@ TEST(Trace, BadEventCountIsRejected) {
   ::unsetenv("FORKJOIN_TRACE_EVENTS");
   o.trace_events = std::size_t{1} << 62;  // 4 words an event would overflow size_t
   EXPECT_THROW(forkjoin::pool{o}, std::invalid_argument);
+}
+
+// A flush while jobs run writes the running ones closed at the flush, with "open": true:
+// here the run and the stolen join.g spinning on worker 1. (A join.f is recorded when f
+// ends, from its spawn's time, [P-TRACE Join]: not shown while it runs.)
+TEST(Trace, FlushWritesOpenSpans) {
+  const std::string path = temp_path("open");
+  {
+    forkjoin::pool_options o;
+    o.num_threads = 2;
+    o.trace_path = path;
+    forkjoin::pool p(o);
+    std::atomic<bool> stolen{false}, flushed{false};
+    p.run([&] {
+      forkjoin::join(
+          [&] {
+            while (!stolen.load()) usleep(100);  // worker 1 runs g now
+            forkjoin::trace_flush();
+            flushed.store(true);  // before any check: a failed one must not leave g spinning
+            trace_file mid = load(path);
+            std::vector<span> open;
+            std::int64_t last_end = 0;
+            for (const auto& [tid, v] : mid.tracks)
+              for (const span& s : v) {
+                if (s.open) open.push_back(s);
+                last_end = std::max(last_end, s.t1);
+              }
+            std::sort(open.begin(), open.end(), [](const span& x, const span& y) { return x.name > y.name; });
+            ASSERT_EQ(open.size(), 2u);  // returns from f only: g has been let go
+            EXPECT_EQ(open[0].name, "run");
+            EXPECT_EQ(open[1].name, "join.g");
+            for (const span& s : open) EXPECT_EQ(s.t1, last_end) << s.name << " ends at the flush";
+            EXPECT_EQ(count(mid, "join.g"), 1u) << "only the open one: g still runs";
+          },
+          [&] {
+            stolen.store(true);
+            while (!flushed.load()) usleep(100);
+          });
+    });
+    EXPECT_TRUE(flushed.load());
+  }
+  trace_file t = load(path);  // at destruction nothing runs: nothing open
+  for (const auto& [tid, v] : t.tracks)
+    for (const span& s : v) EXPECT_FALSE(s.open) << s.name;
+  EXPECT_EQ(count(t, "run"), 1u);
+  EXPECT_EQ(count(t, "join.f"), 1u);
+  EXPECT_EQ(count(t, "join.g", 1), 1u);
+  std::remove(path.c_str());
+}
+
+// blocking(): one span per outermost call, on the thread that blocked (a worker or a spare
+// that ran the child); each spare started is an instant naming its slot, which has a track.
+TEST(Trace, BlockingCallsAndSpares) {
+  const std::string path = temp_path("blocking");
+  constexpr int k_calls = 6;
+  std::atomic<int> done{0};
+  {
+    forkjoin::pool_options o;
+    o.num_threads = 2;
+    o.trace_path = path;
+    forkjoin::pool p(o);
+    p.run([&] {
+      forkjoin::task_group g;
+      for (int i = 0; i < k_calls; ++i)
+        g.run([&] {
+          forkjoin::blocking([] { forkjoin::blocking([] { usleep(5000); }); });  // nested: one span
+          done.fetch_add(1);
+        });
+      g.wait();
+    });
+  }
+  EXPECT_EQ(done.load(), k_calls);
+  trace_file t = load(path);
+  EXPECT_EQ(count(t, "blocking"), static_cast<std::size_t>(k_calls));
+  EXPECT_EQ(count(t, "task"), static_cast<std::size_t>(k_calls));
+  EXPECT_GE(t.spare_starts.size(), 1u) << "the first worker to block starts a spare";
+  for (const json& e : t.spare_starts) {
+    const std::int64_t k = arg(e, "spare") - 2;  // spare slots follow the pool's two
+    const int spare_tid = static_cast<int>(arg(e, "spare")) + 1;
+    EXPECT_EQ(t.thread_names[spare_tid], "spare " + std::to_string(k));
+  }
+  std::size_t spare_tracks = 0;
+  for (const auto& [tid, name] : t.thread_names) spare_tracks += name.rfind("spare ", 0) == 0 ? 1 : 0;
+  EXPECT_GE(spare_tracks, 1u);
+  EXPECT_LE(spare_tracks, t.spare_starts.size()) << "a spare slot gets its track when first used";
+  std::remove(path.c_str());
+}
+
+// yield_now(): with both workers busy in jobs that yield, the job submitted from outside
+// runs inside exactly one yield span that served it.
+TEST(Trace, YieldServesOutsideWork) {
+  const std::string path = temp_path("yield");
+  {
+    forkjoin::pool_options o;
+    o.num_threads = 2;
+    o.trace_path = path;
+    forkjoin::pool p(o);
+    std::atomic<int> started{0};
+    std::atomic<bool> served{false};
+    auto yielder = [&] {
+      started.fetch_add(1);
+      while (!served.load()) forkjoin::yield_now();
+    };
+    std::thread outside([&] {
+      while (started.load() < 2) usleep(100);
+      p.run([&] { served.store(true); });  // the external slot is busy: injected
+    });
+    p.run([&] { forkjoin::join(yielder, yielder); });
+    outside.join();
+  }
+  trace_file t = load(path);
+  std::int64_t jobs = 0;
+  for (const json& e : t.root.at("traceEvents").arr)
+    if (e.at("name").str == "yield") jobs += arg(e, "jobs");
+  EXPECT_EQ(jobs, 1);
+  EXPECT_GE(count(t, "yield"), 1u);
+  std::remove(path.c_str());
 }
 
 }  // namespace

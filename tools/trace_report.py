@@ -7,7 +7,9 @@ TRACE.json is the Chrome Trace Event Format file that a pool writes when FORKJOI
 (or pool_options::trace_path) is set. Prints a text summary to stdout: per worker the
 utilisation (time inside jobs over the traced window), jobs, steals, idle time (spinning,
 parked, and untraced gaps), and for the whole run the longest serial stretch (the longest
-interval in which at most one worker ran a job). With -o, also writes a PNG timeline: one
+interval in which at most one worker ran a job). Tracks of threads that are not the pool's
+workers (an OpenMP primary or spare team thread, a blocking() spare) are rows like workers'.
+With -o, also writes a PNG timeline: one
 row per worker, one colour per kind of span, a tick per steal. Needs Python 3; -o needs
 matplotlib. docs/tracing.md explains how to read both.
 """
@@ -16,17 +18,24 @@ import argparse
 import json
 import sys
 
-JOB_KINDS = ["run", "join.f", "join.g", "task", "chunk"]
-IDLE_KINDS = ["spin", "park"]
+JOB_KINDS = ["run", "omp.region", "join.f", "join.g", "task", "omp.task", "chunk", "yield"]
+IDLE_KINDS = ["spin", "park", "omp.barrier", "blocking"]
 COLOURS = {
     "run": "#9e9e9e",
+    "omp.region": "#c7c7c7",
     "join.f": "#1f77b4",
     "join.g": "#7fb3e0",
     "task": "#2ca02c",
+    "omp.task": "#98df8a",
     "chunk": "#ff7f0e",
+    "yield": "#9467bd",
     "spin": "#f2d94e",
     "park": "#d62728",
+    "omp.barrier": "#e377c2",
+    "blocking": "#8c564b",
 }
+# Executed units of work, for the jobs column (join.f and a yield run inside their caller).
+COUNTED_JOBS = ["run", "omp.region", "join.g", "task", "omp.task", "chunk"]
 
 
 def load(path):
@@ -62,20 +71,25 @@ def union(intervals):
     return out
 
 
-def subtract(intervals, holes):
-    """Merged intervals minus merged holes."""
-    out, j = [], 0
-    for a, b in intervals:
-        while j < len(holes) and holes[j][1] <= a:
-            j += 1
-        k = j
-        while k < len(holes) and holes[k][0] < b:
-            if holes[k][0] > a:
-                out.append([a, holes[k][0]])
-            a = max(a, holes[k][1])
-            k += 1
-        if a < b:
-            out.append([a, b])
+def innermost(spans):
+    """Pieces (start, end, kind) of one track, each labelled with its innermost span: a task
+    run inside a barrier wait is busy, a spin inside a join is idle."""
+    out, stack, cur = [], [], [None]
+
+    def emit(upto):
+        if stack and cur[0] is not None and upto > cur[0]:
+            out.append((cur[0], upto, stack[-1][1]))
+        cur[0] = upto
+
+    for a, b, k in sorted(spans, key=lambda s: (s[0], -s[1])):
+        while stack and stack[-1][0] <= a:
+            emit(stack[-1][0])
+            stack.pop()
+        emit(a)
+        stack.append((min(b, stack[-1][0]) if stack else b, k))
+    while stack:
+        emit(stack[-1][0])
+        stack.pop()
     return out
 
 
@@ -113,7 +127,10 @@ def summarise(names, spans, steals, other):
     window = max(t1 - t0, 1e-9)
     lines = []
     lines.append("window %.3f ms, %d workers, %d events dropped" % (window / 1000.0, len(names), int(other.get("dropped_events", 0))))
-    lines.append("%-10s %7s %8s %7s %7s %11s %11s %11s" % ("worker", "util%", "jobs", "steals", "stolen", "spin ms", "parked ms", "untraced ms"))
+    lines.append(
+        "%-12s %7s %8s %7s %7s %9s %10s %10s %11s %11s"
+        % ("track", "util%", "jobs", "steals", "stolen", "spin ms", "parked ms", "barrier ms", "blocked ms", "untraced ms")
+    )
     stolen_from = {}
     for tid in steals:
         for _, victim in steals[tid]:
@@ -122,17 +139,32 @@ def summarise(names, spans, steals, other):
     busy_all = []
     for tid in sorted(names):
         v = spans.get(tid, [])
-        # A helping wait spins or parks inside the job that waits: that time is idle.
-        idle = union([(a, b) for a, b, k in v if k in IDLE_KINDS])
-        busy = subtract(union([(a, b) for a, b, k in v if k in JOB_KINDS]), idle)
+        # Each instant counts as its innermost span: a helping wait spins or parks inside the
+        # job that waits (idle), an OpenMP barrier runs tasks (busy).
+        pieces = innermost(v)
+        busy = union([(a, b) for a, b, k in pieces if k in JOB_KINDS])
         busy_all.append(busy)
-        spin = length(union([(a, b) for a, b, k in v if k == "spin"]))
-        park = length(union([(a, b) for a, b, k in v if k == "park"]))
-        jobs = sum(1 for _, _, k in v if k in ("join.g", "task", "chunk", "run"))
-        untraced = max(window - length(busy) - spin - park, 0.0)
+
+        def time_in(kind):
+            return length(union([(a, b) for a, b, k in pieces if k == kind]))
+
+        spin, park, barrier, blocked = time_in("spin"), time_in("park"), time_in("omp.barrier"), time_in("blocking")
+        jobs = sum(1 for _, _, k in v if k in COUNTED_JOBS)
+        untraced = max(window - length(busy) - spin - park - barrier - blocked, 0.0)
         lines.append(
-            "%-10s %6.1f%% %8d %7d %7d %11.3f %11.3f %11.3f"
-            % (names[tid], 100.0 * length(busy) / window, jobs, len(steals.get(tid, [])), stolen_from.get(tid - 1, 0), spin / 1000.0, park / 1000.0, untraced / 1000.0)
+            "%-12s %6.1f%% %8d %7d %7d %9.3f %10.3f %10.3f %10.3f %11.3f"
+            % (
+                names[tid],
+                100.0 * length(busy) / window,
+                jobs,
+                len(steals.get(tid, [])),
+                stolen_from.get(tid - 1, 0),
+                spin / 1000.0,
+                park / 1000.0,
+                barrier / 1000.0,
+                blocked / 1000.0,
+                untraced / 1000.0,
+            )
         )
     total_busy = sum(length(b) for b in busy_all)
     lines.append("utilisation %.1f%% (time in jobs over workers x window)" % (100.0 * total_busy / (window * max(len(names), 1))))
@@ -157,7 +189,7 @@ def draw(names, spans, steals, window, out, width):
         by_kind = {}
         for a, b, k in spans.get(tid, []):
             by_kind.setdefault(k, []).append(((a - t0) / 1000.0, max((b - a) / 1000.0, 1e-6)))
-        for k in ["run", "join.f", "join.g", "task", "chunk", "spin", "park"]:
+        for k in COLOURS:
             if k in by_kind:
                 h = 0.8 if k in JOB_KINDS else 0.4
                 # A thin white edge separates neighbouring spans of one kind (chunks).

@@ -123,7 +123,7 @@ class group_job : public job_header {
   group_job(Arg&& f, task_group* g) : job_header(&group_job::execute_fn), f_(std::forward<Arg>(f)), group_(g) {}
 
   static void execute_fn(job_header* h) noexcept {
-    if (tracing_anywhere()) [[unlikely]]
+    if (g_tracing.load(std::memory_order_relaxed)) [[unlikely]]
       return execute_traced(h);
     execute_body(h);
   }

@@ -8,6 +8,7 @@
 // it before and after, trace_scope).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -22,20 +23,32 @@
 
 namespace forkjoin::detail {
 
+class pool_impl;
+
 // What an event records. Spans carry a begin and an end time; instants the same time twice.
 enum class trace_kind : std::uint8_t {
-  run,     // span: pool::run's callable on the external slot
-  join_f,  // span: a join's first branch (a = 1 for the loop engine's splits)
-  join_g,  // span: a join's second branch (a = 1 when it ran as a job, stolen or popped)
-  task,    // span: a task_group child
-  chunk,   // span: a loop chunk [a, b)
-  spin,    // span: an idle or helping worker spinning and yielding without finding work
-  park,    // span: announced asleep, until woken or cancelled (a = 1 if it blocked on its futex)
-  spawn,   // instant: a job was pushed (a = its address); becomes a flow start if stolen
-  steal,   // instant: this worker stole job a from worker b
-  split,   // instant: the loop engine split [a, b) in half on demand
+  run,          // span: pool::run's callable on the external slot
+  join_f,       // span: a join's first branch (a = 1 for the loop engine's splits)
+  join_g,       // span: a join's second branch (a = 1 when it ran as a job, stolen or popped)
+  task,         // span: a task_group child
+  chunk,        // span: a loop chunk [a, b)
+  spin,         // span: an idle or helping worker spinning and yielding without finding work
+  park,         // span: announced asleep, until woken or cancelled (a = 1 if it blocked on its futex)
+  spawn,        // instant: a job was pushed (a = its address); becomes a flow start if stolen
+  steal,        // instant: this worker stole job a from worker b
+  split,        // instant: the loop engine split [a, b) in half on demand
+  blocking,     // span: a blocking() call, the outermost of nested ones
+  spare_start,  // instant: blocking() started a spare thread (a = the spare's slot index)
+  yield,        // span: a worker offered itself to outside work (yield_now, the loop budget; a = jobs run)
+  omp_region,   // span: one team thread's turn in an OpenMP region (a = region number, b = id | size << 32)
+  omp_task,     // span: an explicit OpenMP task's body (a = its function, b = 1 if undeferred)
+  omp_barrier,  // span: waiting in an OpenMP team barrier (a = region number, b = 1 at the region's end)
 };
-inline constexpr std::size_t k_trace_kinds = 10;
+inline constexpr std::size_t k_trace_kinds = 16;
+
+// Any pool traces (set once, never cleared): the OpenMP layer's hooks test this one flag
+// before they look for the calling thread's ring.
+inline std::atomic<bool> g_tracing{false};
 
 // steady_clock (CLOCK_MONOTONIC through the vDSO on Linux), in nanoseconds since its epoch.
 inline std::uint64_t steady_ns() noexcept {
@@ -87,6 +100,42 @@ class alignas(k_cache_line) trace_ring {
   void span(trace_kind k, std::uint64_t t0, std::uint64_t a = 0, std::uint64_t b = 0) noexcept {
     record(k, t0, now(), a, b);
   }
+
+  // A span that a snapshot taken before it ends still shows (closed at the snapshot, marked
+  // open): open() notes its start on the ring's stack of open spans and returns the start
+  // time; close() takes it off and records the span. Owner only, strictly nested. Spans
+  // nested deeper than k_max_open are recorded when they end but not shown while open.
+  static constexpr std::uint64_t k_max_open = 64;
+  std::uint64_t open(trace_kind k, std::uint64_t a = 0, std::uint64_t b = 0) noexcept {
+    return open_at(k, now(), a, b);
+  }
+  std::uint64_t open_at(trace_kind k, std::uint64_t t0, std::uint64_t a = 0, std::uint64_t b = 0) noexcept {
+    const std::uint64_t d = depth_;
+    if (d < k_max_open) {
+      begin_change();
+      std::atomic_ref<std::uint64_t>(open_[d * 4]).store(t0, std::memory_order_relaxed);
+      std::atomic_ref<std::uint64_t>(open_[d * 4 + 1])
+          .store(std::uint64_t{static_cast<std::uint8_t>(k)} << k_kind_shift, std::memory_order_relaxed);
+      std::atomic_ref<std::uint64_t>(open_[d * 4 + 2]).store(a, std::memory_order_relaxed);
+      std::atomic_ref<std::uint64_t>(open_[d * 4 + 3]).store(b, std::memory_order_relaxed);
+      open_depth_.store(d + 1, std::memory_order_relaxed);
+      end_change();
+    }
+    depth_ = d + 1;
+    return t0;
+  }
+  void close(trace_kind k, std::uint64_t t0, std::uint64_t a = 0, std::uint64_t b = 0) noexcept {
+    close_at(k, t0, now(), a, b);
+  }
+  void close_at(trace_kind k, std::uint64_t t0, std::uint64_t t1, std::uint64_t a = 0, std::uint64_t b = 0) noexcept {
+    const std::uint64_t d = --depth_;
+    if (d < k_max_open) {
+      begin_change();
+      open_depth_.store(d, std::memory_order_relaxed);
+      end_change();
+    }
+    record(k, t0, t1, a, b);
+  }
   void instant(trace_kind k, std::uint64_t a, std::uint64_t b) noexcept {
     const std::uint64_t t = now();
     record(k, t, t, a, b);
@@ -98,6 +147,21 @@ class alignas(k_cache_line) trace_ring {
   const std::uint64_t* words() const noexcept { return words_; }
   std::uint64_t done(std::memory_order o) const noexcept { return done_.load(o); }
   std::uint64_t begun(std::memory_order o) const noexcept { return begun_.load(o); }
+  // [P-TRACE O3, O4, O5] the spans open now, outermost first, as (t0, kind << 56, a, b) words;
+  // false if the owner kept changing them.
+  bool open_spans(std::uint64_t* out, std::uint64_t& n) const noexcept {
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+      const std::uint64_t v1 = open_version_.load(std::memory_order_acquire);  // [P-TRACE O3] pairs with O2
+      if ((v1 & 1) != 0) continue;
+      n = std::min(open_depth_.load(std::memory_order_relaxed), k_max_open);
+      for (std::uint64_t i = 0; i < n * 4; ++i)
+        out[i] = std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(open_[i])).load(std::memory_order_relaxed);
+      if constexpr (!FORKJOIN_TSAN)
+        std::atomic_thread_fence(std::memory_order_acquire);  // [P-TRACE O4] pairs with the owner's O1 fence
+      if (open_version_.load(std::memory_order_relaxed) == v1) return true;  // [P-TRACE O5]
+    }
+    return false;
+  }
 
  private:
   std::uint64_t* const words_;
@@ -106,12 +170,22 @@ class alignas(k_cache_line) trace_ring {
   std::uint64_t pos_ = 0;                // owner only: the slot the next event goes to
   std::atomic<std::uint64_t> begun_{0};  // events whose writing has started
   std::atomic<std::uint64_t> done_{0};   // events completely written
-};
 
-// True once any pool of the process traces (set before its threads start, never cleared):
-// one load of a global lets the hottest job bodies skip even the worker's TLS load.
-inline std::atomic<bool> g_tracing_anywhere{false};
-inline bool tracing_anywhere() noexcept { return g_tracing_anywhere.load(std::memory_order_relaxed); }
+  // [P-TRACE O1, O2] the open-span stack's sequence lock: odd while the owner changes it.
+  void begin_change() noexcept {
+    open_version_.store(open_version_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // [P-TRACE O1]
+    if constexpr (!FORKJOIN_TSAN)
+      std::atomic_thread_fence(std::memory_order_release);  // [P-TRACE O1] pairs with the snapshot's O4 fence
+  }
+  void end_change() noexcept {
+    open_version_.store(open_version_.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_release);  // [P-TRACE O2] pairs with the snapshot's O3 acquire
+  }
+  std::uint64_t depth_ = 0;  // owner only: open spans, also those deeper than k_max_open
+  std::atomic<std::uint64_t> open_version_{0};
+  std::atomic<std::uint64_t> open_depth_{0};  // min(depth_, k_max_open), for the snapshot
+  std::uint64_t open_[k_max_open * 4] = {};   // the open spans' words, accessed through atomic_ref
+};
 
 // A span around a scope, recorded at its end (normal or by exception) when r is not null.
 // Off, it costs two tests of r, which the caller already holds in a register: used where the
@@ -122,13 +196,13 @@ class trace_scope {
   trace_scope(trace_ring* r, trace_kind k, std::uint64_t a = 0, std::uint64_t b = 0) noexcept
       : r_(r), k_(k), a_(a), b_(b) {
     if (r_ != nullptr) [[unlikely]]
-      t0_ = r_->now();
+      t0_ = r_->open(k_, a_, b_);
   }
   trace_scope(const trace_scope&) = delete;
   trace_scope& operator=(const trace_scope&) = delete;
   ~trace_scope() {
     if (r_ != nullptr) [[unlikely]]
-      r_->span(k_, t0_, a_, b_);
+      r_->close(k_, t0_, a_, b_);
   }
 
  private:
@@ -139,6 +213,11 @@ class trace_scope {
 };
 
 struct worker;
+// The calling thread's ring for a pool's trace: its slot's when the thread is bound to a
+// slot (a worker, a spare, the external thread inside pool::run), else a ring of its own
+// in pool p's trace, made on the thread's first call (a track named after the thread).
+// Null when p does not trace. Cold: callers test g_tracing first.
+trace_ring* this_thread_ring(pool_impl& p) noexcept;
 // The loop engine split on demand: counts it (pool::statistics) and traces it.
 void note_split_served(worker& w, std::uint64_t lo, std::uint64_t hi) noexcept;
 
