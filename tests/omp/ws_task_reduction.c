@@ -78,7 +78,11 @@ int main(void) {
         }
       }
 #pragma omp scope reduction(task, + : z)
-      { BODY(z, omp_get_thread_num()); }
+      {
+        /* read here: inside BODY's task it would be the number of whichever thread runs it */
+        const long me = omp_get_thread_num();
+        BODY(z, me);
+      }
       /* scope again, with no task from this thread's part but one */
 #pragma omp scope reduction(task, + : z)
       {
