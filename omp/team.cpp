@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -267,9 +268,23 @@ team* take_team(thread_state& ts, unsigned level, unsigned n) {
   return new team(n);
 }
 
+// [P-OMP Hot H5] at exit: the members of the exiting thread's hot teams finish their last
+// turn before the exit handlers registered earlier (the trace's file) run. Bounded: a program
+// may exit from inside a region, whose members then never finish.
+void finish_hot_teams_at_exit() {
+  thread_state* ts = tls_state;
+  if (ts == nullptr) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  for (team* t : ts->hot)
+    while (t != nullptr && !t->attached.zero() && std::chrono::steady_clock::now() < until) sched_yield();
+}
+
 // [P-OMP Hot H2] a finished team becomes ts's hot team of its level; the one it replaces is
 // freed once detached.
 void keep_team(thread_state& ts, team* t) noexcept {
+  // [P-OMP Hot H5] registered after the pool (and its trace's exit handler) exists: runs first
+  static const int at_exit = std::atexit(&finish_hot_teams_at_exit);
+  (void)at_exit;
   if (t->level - 1 >= thread_state::k_hot_levels) {
     detach_all(ts, *t);
     delete t;
