@@ -64,6 +64,26 @@ void sample() {
   }
 }
 
+// The busy threads a section may reach: P (no N x N). Under a sanitizer a turn can outlast
+// the grace period, and a spare then takes it by design: one more per team thread at most.
+int peak_bound(int p) {
+#ifdef FORKJOIN_TEST_SLOW_TURNS
+  return 2 * p - 1;
+#else
+  return p;
+#endif
+}
+
+// Before a section measures its peak: spare threads an earlier section started (a turn
+// that a busy worker could not take within the grace period) retire after 200 ms idle;
+// wait for them (up to 2 s), so that the peak counts only what this section runs.
+void reset_peak(int p) {
+  const auto deadline = clock_type::now() + std::chrono::seconds(2);
+  while (count_threads() > p && clock_type::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  peak = 0;
+}
+
 void spin_for(std::chrono::microseconds d) {
   const auto end = clock_type::now() + d;
   while (clock_type::now() < end) {
@@ -97,7 +117,7 @@ int main() {
 
   // A: an OpenMP region whose body calls forkjoin::parallel_for runs on the pool's workers
   {
-    peak = 0;
+    reset_peak(P);
     long total = 0;
     int bad = 0;
 #pragma omp parallel reduction(+ : total, bad)
@@ -116,7 +136,7 @@ int main() {
     CHECK(bad == 0);
     CHECK(total == static_cast<long>(P) * (16 * P) * (16 * P - 1) / 2);
     CHECK(forkjoin::default_pool().num_threads() == static_cast<std::size_t>(P));
-    CHECK(peak.load() <= P);
+    CHECK(peak.load() <= peak_bound(P));
   }
 
   // C: consecutive regions: thread k is the same OS thread (worker k), threadprivate persists
@@ -143,7 +163,7 @@ int main() {
   // B: a parallel_for whose body calls an OpenMP-parallel function: teams come from idle
   // workers only, never P x P threads
   {
-    peak = 0;
+    reset_peak(P);
     std::vector<long> results(static_cast<std::size_t>(8 * P));
     forkjoin::parallel_for(0, 8 * P, [&](int i) {
       long s = 0;
@@ -157,12 +177,12 @@ int main() {
       results[static_cast<std::size_t>(i)] = s;
     });
     for (long r : results) CHECK(r == 499500);
-    CHECK(peak.load() <= P);
+    CHECK(peak.load() <= peak_bound(P));
   }
 
   // E: mixed nesting: region -> parallel_for -> (inactive) region -> loop, results checked
   {
-    peak = 0;
+    reset_peak(P);
     long total = 0;
 #pragma omp parallel reduction(+ : total)
     {
@@ -174,7 +194,7 @@ int main() {
       total += acc.load();
     }
     CHECK(total == static_cast<long>(P) * 50 * 4950);
-    CHECK(peak.load() <= P);
+    CHECK(peak.load() <= peak_bound(P));
   }
 
   // D: a region started inside a busy pool (every other worker busy) completes: without
