@@ -14,8 +14,8 @@ namespace forkjoin::detail {
 // The calling thread's slot index in p, or -1 if it is not one of p's workers.
 int worker_index_in(pool& p) noexcept;
 // [P-LEND R1] reserves background worker `index` of p if it is in its top-level idle loop
-// and nobody reserved it: it then stays there (or, if it found work meanwhile, waits for the
-// post) until the caller posts to it, which the caller must do next.
+// and nobody reserved it: it then stays there, stealing nothing (R3), until the caller posts
+// to it, which the caller must do next.
 bool reserve_worker(pool& p, std::size_t index) noexcept;
 
 enum class post_result {

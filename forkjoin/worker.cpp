@@ -212,7 +212,9 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
   for (;;) {
     backoff b(options_, w);
     do {
-      if (w.mailbox_.load(std::memory_order_relaxed) != nullptr) return leave_idle(w, nullptr);  // [P-LEND L3]
+      // [P-LEND L3] mail first; [P-LEND R3] a reserved worker steals nothing: its post is coming
+      if (w.mailbox_.load(std::memory_order_relaxed) != nullptr || w.available_.load(std::memory_order_relaxed) == 2)
+        return leave_idle(w, nullptr);
       if (job_header* j = steal_sweep(w, -1, true)) return leave_idle(w, j);
       if (shutting_down()) return leave_idle(w, nullptr);  // [P-TERM] drained: nothing visible anywhere
     } while (searching && b.step());
@@ -223,15 +225,25 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
 
 job_header* pool_impl::leave_idle(worker_slot& w, job_header* found) noexcept {
   sleep_.stop_searching(w.sleep_);
-  // [P-LEND L4] seq_cst: Dekker with the poster's L1/L2. A reserved worker (R1) waits for the
-  // post its reserver is about to make, and runs that first.
-  if (w.available_.exchange(0, std::memory_order_seq_cst) == 2) {
-    for (int round = 0; w.mailbox_.load(std::memory_order_relaxed) == nullptr; ++round) {
-      if (round < 64)
-        cpu_relax();
-      else
-        sched_yield();
+  // [P-LEND L4] seq_cst: Dekker with the poster's L1/L2. [P-LEND R3] a reserved worker (2)
+  // waits for its reserver's post still at 2, so that post is prompt and never withdrawn;
+  // only this thread moves available_ away from 2.
+  std::uint32_t available = w.available_.load(std::memory_order_relaxed);
+  for (int round = 0;; ++round) {
+    if (available != 2) {
+      if (w.available_.compare_exchange_weak(available, 0, std::memory_order_seq_cst,
+                                             std::memory_order_relaxed))  // [P-LEND L4] Dekker with L2
+        break;
+      continue;  // reserved meanwhile (R1), or a spurious failure
     }
+    if (w.mailbox_.load(std::memory_order_relaxed) != nullptr) {
+      w.available_.store(0, std::memory_order_seq_cst);  // [P-LEND R3] L4 once the post is there
+      break;
+    }
+    if (round < 64)
+      cpu_relax();
+    else
+      sched_yield();
   }
   if (w.mailbox_.load(std::memory_order_seq_cst) == nullptr) return found;     // [P-LEND L4] Dekker with L1
   job_header* mail = w.mailbox_.exchange(nullptr, std::memory_order_acquire);  // [P-LEND L5] pairs with L1

@@ -342,7 +342,8 @@ struct member_job : forkjoin::detail::job_header {
   static void execute_fn(job_header* j) noexcept;
   team* owner = nullptr;
   unsigned id = 0;
-  int target = -1;  // the pool worker it was posted to, -1 if none
+  int target = -1;        // the pool worker it was posted to, -1 if none
+  bool reserved = false;  // target was reserved for it ([P-LEND R1])
   bool late = false;
 };
 

@@ -192,7 +192,8 @@ int reserve_idle_workers(thread_state& ts, unsigned wanted) noexcept {
   forkjoin::pool& p = omp_pool();
   const worker_order order{fj::worker_index_in(p), static_cast<unsigned>(p.num_threads())};
   if (order.me < 0) return -1;
-  ts.reserved.clear();
+  // [P-LEND R1] every reservation is followed by its post (start_members): none is pending
+  FORKJOIN_DEBUG_ASSERT(ts.reserved.empty(), "a reservation was never posted");
   for (unsigned k = 1; k <= order.count() && ts.reserved.size() < wanted; ++k)
     if (fj::reserve_worker(p, order.target(k))) ts.reserved.push_back(order.target(k));
   return static_cast<int>(ts.reserved.size());
@@ -203,21 +204,32 @@ void start_members(thread_state& ts, team& t) noexcept {
   if (ts.spares.size() < t.nthreads - 1) ts.spares.resize(t.nthreads - 1, nullptr);
   const worker_order order{fj::worker_index_in(p), static_cast<unsigned>(p.num_threads())};
   // [P-OMP Team S4] a team sized from reserved workers runs on exactly those
-  const bool reserved = !ts.reserved.empty();
-  FORKJOIN_DEBUG_ASSERT(!reserved || ts.reserved.size() == t.nthreads - 1, "reservation and team size differ");
-  bool any_late = false;
+  const bool sized = !ts.reserved.empty();
+  FORKJOIN_DEBUG_ASSERT(!sized || ts.reserved.size() == t.nthreads - 1, "reservation and team size differ");
+  // [P-OMP Team S2] every idle target is reserved before the first post: a reserved worker
+  // steals nothing ([P-LEND R3]), so none takes the work the first members' turns create
+  // and misses its own turn
   for (unsigned k = 1; k < t.nthreads; ++k) {
     member_job& m = t.members[k - 1];
     m.owner = &t;
     m.id = k;
     m.late = false;
     m.target = -1;
-    if (reserved || k <= order.count()) {
-      const unsigned target = reserved ? ts.reserved[k - 1] : order.target(k);
-      const fj::post_result r = fj::post_to_worker(p, target, &m, reserved);
+    m.reserved = sized;
+    if (sized) {
+      m.target = static_cast<int>(ts.reserved[k - 1]);
+    } else if (k <= order.count()) {
+      m.target = static_cast<int>(order.target(k));
+      m.reserved = fj::reserve_worker(p, order.target(k));
+    }
+  }
+  bool any_late = false;
+  for (unsigned k = 1; k < t.nthreads; ++k) {
+    member_job& m = t.members[k - 1];
+    if (m.target >= 0) {
+      const fj::post_result r = fj::post_to_worker(p, static_cast<std::size_t>(m.target), &m, m.reserved);
       if (r == fj::post_result::prompt) continue;
       if (r == fj::post_result::late) {
-        m.target = static_cast<int>(target);
         m.late = true;
         any_late = true;
         continue;
