@@ -82,7 +82,8 @@ class pool_impl final : private work_monitor {
 
   // worker.cpp: the scheduler.
   void worker_main(worker_slot& w) noexcept;
-  job_header* find_work_idle(worker_slot& w) noexcept;
+  job_header* find_work_idle(worker_slot& w) noexcept;                 // null only once the pool shuts down
+  job_header* search_until_leaving(worker_slot& w) noexcept;           // one stay in the idle loop
   job_header* leave_idle(worker_slot& w, job_header* found) noexcept;  // [P-LEND L4]
   // One pass over the injector and every other deque (from a random start, `preferred`
   // first); repeated while some steal lost a race. `batch`: take len/N + 1 injected jobs

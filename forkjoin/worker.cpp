@@ -194,6 +194,15 @@ bool pool_impl::any_work_visible() const noexcept {
 }
 
 job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
+  for (;;) {
+    job_header* j = search_until_leaving(w);
+    // [P-LEND L6] a post withdrawn between the worker's look at its mailbox and its take
+    // leaves it empty-handed: that is not the pool's end, so it goes back to idling
+    if (j != nullptr || shutting_down()) return j;
+  }
+}
+
+job_header* pool_impl::search_until_leaving(worker_slot& w) noexcept {
   if (w.deque_.tags_dirty() && w.deque_.tag() == 0) w.deque_.settle_tags();  // [P-ISO Settle]
   // [P-LEND L3] a poster that sees 1 (or a reservation, 2) may rely on this loop; only a
   // worker at 0 can be here for the first time, and nobody else moves it from 0
