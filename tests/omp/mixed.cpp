@@ -19,15 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "check.h"
 #include "forkjoin/forkjoin.hpp"
-
-#define CHECK(c)                                                                 \
-  do {                                                                           \
-    if (!(c)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-      std::exit(1);                                                              \
-    }                                                                            \
-  } while (0)
 
 namespace {
 
