@@ -228,6 +228,24 @@ struct piece {
   bool has_left;
 };
 
+enum class step_result { again, done, split };
+
+// One partition step, shared by both sorts. again: r's elements equal to its left
+// neighbour's pivot were set aside and r shrank, partition it again; done: r is sorted;
+// split: *p is in place, [r.first, p) and (p, r.last) remain.
+template <class It, class Comp>
+step_result partition_step(piece<It>& r, It& p, Comp& comp) {
+  choose_pivot(r.first, r.last, comp);
+  if (r.has_left && !comp(*r.left, *r.first)) {
+    r.first = partition_left(r.first, r.last, comp) + 1;
+    return step_result::again;
+  }
+  const partitioned<It> part = partition_right(r.first, r.last, comp);
+  if (finish_if_sorted(r.first, part, r.last, comp)) return step_result::done;
+  p = part.pivot;
+  return step_result::split;
+}
+
 // Serial introsort; recursion on the smaller side only, so the stack is O(log n).
 template <class It, class Comp>
 void serial_sort(piece<It> r, int depth, Comp& comp) {
@@ -242,14 +260,10 @@ void serial_sort(piece<It> r, int depth, Comp& comp) {
       return;
     }
     --depth;
-    choose_pivot(r.first, r.last, comp);
-    if (r.has_left && !comp(*r.left, *r.first)) {
-      r.first = partition_left(r.first, r.last, comp) + 1;
-      continue;
-    }
-    const partitioned<It> part = partition_right(r.first, r.last, comp);
-    if (finish_if_sorted(r.first, part, r.last, comp)) return;
-    It p = part.pivot;
+    It p = r.first;
+    const step_result step = partition_step(r, p, comp);
+    if (step == step_result::again) continue;
+    if (step == step_result::done) return;
     if (p - r.first < r.last - p) {
       serial_sort(piece<It>{r.first, p, r.left, r.has_left}, depth, comp);
       r = piece<It>{p + 1, r.last, p, true};
@@ -269,14 +283,10 @@ void parallel_sort(piece<It> r, int depth, Comp& comp) {
       return;
     }
     --depth;
-    choose_pivot(r.first, r.last, comp);
-    if (r.has_left && !comp(*r.left, *r.first)) {
-      r.first = partition_left(r.first, r.last, comp) + 1;
-      continue;
-    }
-    const partitioned<It> part = partition_right(r.first, r.last, comp);
-    if (finish_if_sorted(r.first, part, r.last, comp)) return;
-    It p = part.pivot;
+    It p = r.first;
+    const step_result step = partition_step(r, p, comp);
+    if (step == step_result::again) continue;
+    if (step == step_result::done) return;
     join(
         [&] {
           parallel_sort(piece<It>{r.first, p, r.left, r.has_left}, depth, comp);
