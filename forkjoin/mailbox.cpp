@@ -21,6 +21,9 @@ bool reserve_worker(pool& p, std::size_t index) noexcept {
 
 post_result post_to_worker(pool& p, std::size_t index, job_header* j, bool reserved) noexcept {
   worker_slot& w = impl_of(p).slot(index);
+  // [P-LEND R2] a worker already reserved by another poster is not offered this job at all:
+  // it polls its mailbox while it waits (R3) and would take it
+  if (!reserved && w.available_.load(std::memory_order_relaxed) == 2) return post_result::refused;
   // [P-LEND L1] release publishes j's fields to L5; seq_cst: Dekker with the worker's L4. A
   // reservation waits out a job another poster left there: the worker takes it (L5) or its
   // poster withdraws it (L6), both soon, since the worker is idle or waiting for a post.
