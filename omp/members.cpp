@@ -43,18 +43,19 @@ namespace {
 
 constexpr std::uint32_t k_idle = 0, k_busy = 1, k_retired = 2;
 
-// Every spare record ever made; appended under the mutex, never shrinks.
+// Every spare record ever made; appended under the mutex, never shrinks (a fork()
+// child keeps its parent's records, unclaimable). Never destroyed either: spare threads may
+// outlive static destruction, and a destroyed list would leave their records unreachable.
 std::mutex g_spares_mutex;
-std::vector<spare*> g_spares;
+std::vector<spare*>& g_spares = *new std::vector<spare*>;
 
 // [P-OMP Team F1] fork() copies only the calling thread: in the child no spare thread exists,
-// so the records are made unclaimable and forgotten (they leak; a thread_state::spares entry
-// may still name one) and new spares start when needed; the default pool is recreated there
-// [P-FORK].
+// so the records are made unclaimable (they stay listed: never claimed, never freed, still
+// reachable for LeakSanitizer; a thread_state::spares entry may still name one) and new
+// spares start when needed; the default pool is recreated there [P-FORK].
 void forget_spares_in_child() {
   new (&g_spares_mutex) std::mutex;
   for (spare* s : g_spares) s->state.store(k_busy, std::memory_order_relaxed);
-  g_spares.clear();
 }
 
 // Waits until go != seen: spins, yields, then parks; false after k_spare_idle_ms parked.
