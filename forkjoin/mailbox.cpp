@@ -70,6 +70,11 @@ job_header* find_idle_work() noexcept {
   return w.pool_->find_work_idle(w);
 }
 
+void run_found_work(job_header* j) noexcept {
+  worker_slot& w = slot_of(*tls_worker);
+  w.pool_->run_stolen(w, j);  // [P-ISO Adopt]
+}
+
 bool withdraw_from_worker(pool& p, std::size_t index, job_header* j) noexcept {
   job_header* expected = j;
   return impl_of(p).slot(index).mailbox_.compare_exchange_strong(

@@ -44,6 +44,9 @@ void await_mail(int spins) noexcept;
 // The calling worker's top-level idle loop (its mailbox first, then stealing, then parking):
 // the job it found, or nullptr once its pool shuts down.
 job_header* find_idle_work() noexcept;
+// Runs a job find_idle_work returned in the isolated region it was stolen from, as the
+// worker's top-level loop does ([P-ISO Adopt]).
+void run_found_work(job_header* j) noexcept;
 
 // default_pool(), created (if it does not exist yet in this process generation) with
 // `options` instead of the defaults. Other callers get whatever pool exists.

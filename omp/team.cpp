@@ -186,7 +186,7 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     j = forkjoin::detail::find_idle_work();
     if (j == nullptr || j->execute != &execute_fn) {
       unbind_thread();  // [P-OMP Bind] leaving team duty: pool work runs on the initial CPUs
-      if (j != nullptr) j->execute(j);
+      if (j != nullptr) forkjoin::detail::run_found_work(j);  // in its region [P-ISO Adopt]
       return;
     }
   }

@@ -12,6 +12,7 @@
 
 #include "forkjoin/forkjoin.hpp"
 #include "mailbox.hpp"
+#include "pool_impl.hpp"
 #include "support.hpp"
 
 namespace fj = forkjoin;
@@ -244,4 +245,42 @@ TEST(Lending, ReservationStressExactlyOnce) {
       }
   }
   EXPECT_GT(posted_total, 0);
+}
+
+namespace {
+// The tail of an OpenMP member turn: a handed-over job that announces its worker idle and
+// then runs whatever that worker's idle loop finds.
+struct turn_then_idle_job : fjd::job_header {
+  turn_then_idle_job() noexcept : job_header(&run) {}
+  static void run(fjd::job_header* j) noexcept {
+    auto* t = static_cast<turn_then_idle_job*>(j);
+    t->started.store(true, std::memory_order_release);
+    fjd::announce_idle();
+    if (fjd::job_header* found = fjd::find_idle_work()) fjd::run_found_work(found);
+  }
+  std::atomic<bool> started{false};
+};
+}  // namespace
+
+// [P-ISO Adopt] a job that a worker's idle loop finds after a handed-over job (a member
+// turn's tail) runs in the isolated region it was stolen from, as in the top-level loop.
+TEST(Lending, WorkFoundAfterAHandedOverJobRunsInItsRegion) {
+  fj::pool p(2);
+  turn_then_idle_job turn;
+  std::atomic<int> g_on{-2};
+  std::atomic<std::uint32_t> g_tag{0};
+  p.run([&] {
+    ASSERT_TRUE(reserve_when_idle(p, 1));
+    ASSERT_NE(fjd::post_to_worker(p, 1, &turn, true), fjd::post_result::refused);
+    ASSERT_TRUE(wait_until([&] { return turn.started.load(std::memory_order_acquire); }));
+    fj::isolate([&] {
+      fj::join([&] { wait_until([&] { return g_on.load() != -2; }); },
+               [&] {
+                 g_tag.store(fjd::slot_of(*fjd::tls_worker).deque_.tag());
+                 g_on.store(fj::this_worker_index());
+               });
+    });
+  });
+  ASSERT_EQ(g_on.load(), 1) << "worker 1 did not steal the isolated branch within 10 s";
+  EXPECT_NE(g_tag.load(), 0u) << "the stolen branch ran outside its isolated region";
 }
