@@ -246,7 +246,7 @@ job_header* pool_impl::leave_idle(worker_slot& w, job_header* found) noexcept {
       continue;  // reserved meanwhile (R1), or a spurious failure
     }
     if (w.mailbox_.load(std::memory_order_relaxed) != nullptr) {
-      w.available_.store(0, std::memory_order_seq_cst);  // [P-LEND R3] L4 once the post is there
+      w.available_.store(0, std::memory_order_seq_cst);  // [P-LEND R3] L4 once mail is there: Dekker with L2
       break;
     }
     if (round < 64)
