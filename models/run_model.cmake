@@ -1,6 +1,6 @@
 # run_model.cmake: one model check, run by ctest (models/CMakeLists.txt):
 #   cmake -DSPIN=spin -DCC=cc -DMODEL=m.pml -DWORKDIR=dir -DEXPECT=pass|fail
-#         [-DDEFINES="-DX;-DY=2"] [-DLTL=name] [-DMATCH=regex] -P run_model.cmake
+#         [-DDEFINES="-DX;-DY=2"] [-DLTL=name] [-DMATCH=regex] [-DOPT=-O2] -P run_model.cmake
 # spin -a generates the verifier pan.c; it is compiled exhaustive (no BITSTATE, no hash
 # compaction: COLLAPSE only compresses states) and run. Safety runs (no LTL) check
 # assertions and invalid end states; an LTL run checks that claim under weak fairness
@@ -24,7 +24,11 @@ if(NOT rc EQUAL 0)
 endif()
 
 # 4 GiB at most: a model that outgrows it fails (pan reports the bound) instead of swapping.
-set(cflags -O2 -w -DCOLLAPSE -DMEMLIM=4096 -DVECTORSZ=2048)
+# -O0 unless asked: compiling pan.c at -O2 takes longer than most searches.
+if(NOT DEFINED OPT OR OPT STREQUAL "")
+  set(OPT -O0)
+endif()
+set(cflags ${OPT} -w -DCOLLAPSE -DMEMLIM=4096 -DVECTORSZ=2048)
 set(runflags -m1000000)
 if(DEFINED LTL AND NOT LTL STREQUAL "")
   list(APPEND runflags -a -f -N "${LTL}")
