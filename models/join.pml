@@ -11,8 +11,9 @@
  *
  * Scenarios (-D), each exhaustive as stated:
  *  - default (JOIN): the owner pushes g (public), runs f, then takes g back or, if a thief
- *    stole it, helps until the latch is set: J3 probes, J4 announcement, sleep through
- *    [P-SLEEP] with the latch as a ReadJob source, wake_specific from J2. One thief.
+ *    stole it, helps until the latch is set: J3 probes, J4 announcement, then either sleep
+ *    through [P-SLEEP] with the latch as a ReadJob source (wake_specific from J2) or, in an
+ *    isolated region, [P-ISO Park] on its own futex word (wake_isolated from J2). One thief.
  *  - GROUP: a task_group with two children on the waiter's deque; two thieves, and the
  *    waiter pops what they leave (G1-G4, the waiter's index in the count word).
  *  - EXTERNAL: J5, a thread outside the pool blocked on run_job's mutex and condition
@@ -34,6 +35,10 @@
  *                     after G2): the frame may already be gone.
  *   J5_FLAG_OUTSIDE   the executor sets run_job's flag before taking the mutex: the waiter
  *                     can return and free the frame before the executor is done with it.
+ *   ISO_PARKED_AFTER_J4  the isolated waiter stores iso_parked_ after its announcement,
+ *                     where J4's release no longer orders it: its next loads may be performed
+ *                     before the store is visible, the setter's J2 finds no flag and bumps
+ *                     nothing, and the waiter sleeps for ever.
  */
 
 #define UNSET 0
@@ -92,6 +97,8 @@ inline read_result(synced, value) {
 /* ---------------------------------------------------------------- join: J1-J4 */
 byte state = UNSET; /* join_latch::state_ */
 bool g_public = true;
+bool iso_parked = false; /* worker_slot::iso_parked_ (the owner's slot) */
+byte iso_seq = 0;        /* worker_slot::iso_seq_, the isolated waiter's futex word */
 byte res = 0; /* g's result, written by whoever runs g */
 
 inline probe_join() { /* [P-JOIN J3] probe(): acquire load, pairs with J2 */
@@ -104,10 +111,15 @@ inline probe_join() { /* [P-JOIN J3] probe(): acquire load, pairs with J2 */
 }
 
 /* The owner of the join frame (worker 0): push g (published, a thief asked), run f, then
- * take g back or wait for its latch (reclaim_join_job, wait_for_join, help_until). */
+ * take g back or wait for its latch (reclaim_join_job, wait_for_join, help_until). Its
+ * wait is isolated or not ([P-ISO Park]: an isolated waiter parks on its latch only). */
 active proctype owner() {
-  bool sync = false, cancel, ok;
-  byte r;
+  bool sync = false, cancel, ok, iso;
+  byte r, seq;
+  if
+  :: iso = true
+  :: iso = false
+  fi;
   if
   :: atomic { g_public -> g_public = false; res = 1; sync = true }; /* popped back, g runs inline */
     goto leave
@@ -116,9 +128,15 @@ active proctype owner() {
   do
   :: /* help_until: nothing else to pop or steal here; the ladder ends, then
       * if (done() || !announce()) return; */
+#ifndef ISO_PARKED_AFTER_J4
+    if
+    :: iso -> iso_parked = true /* [P-ISO Park] relaxed, ordered by J4's release */
+    :: else -> skip
+    fi;
+#endif
     probe_join();
     if
-    :: cancel -> cancel = false; goto leave
+    :: cancel -> cancel = false; iso_parked = false; goto leave
     :: else -> skip
     fi;
     atomic { /* [P-JOIN J4] CAS unset -> sleeping, acq_rel; failure load acquire */
@@ -134,10 +152,31 @@ active proctype owner() {
       fi
     };
     if
-    :: !ok -> goto leave
+    :: !ok -> iso_parked = false; goto leave
     :: else -> skip
     fi;
-    fall_asleep() /* woken or cancelled: help and probe again */
+    if
+    :: iso -> /* park_isolated: acquire-load iso_seq, re-check the latch, futex-wait */
+#ifdef ISO_PARKED_AFTER_J4
+      /* the flag stored after J4, unordered: the loads below may be performed first */
+      seq = iso_seq;
+      probe_join();
+      iso_parked = true;
+#else
+      seq = iso_seq;
+      probe_join();
+#endif
+      do
+      :: cancel -> cancel = false; break
+      :: !cancel ->
+        iso_seq != seq; /* futex_wait(iso_seq, seq): returns once the word changed */
+        seq = iso_seq;
+        probe_join()
+      od;
+      iso_parked = false;
+      goto leave
+    :: else -> fall_asleep() /* woken or cancelled: help and probe again */
+    fi
   od;
 leave:
   alive = false; /* join returns: the frame is gone */
@@ -158,7 +197,12 @@ active proctype thief() {
     assert(alive); /* waiter_ read after J2: the frame may be gone */
 #endif
     if
-    :: old == SLEEPING -> wake_specific() /* wake_worker: the slot, not the frame */
+    :: old == SLEEPING ->
+      wake_specific(); /* wake_worker: the slot, not the frame */
+      if /* wake_isolated: [P-ISO Park] J2's acquire read the announcement, hence the flag */
+      :: iso_parked -> iso_seq++ /* release, then futex wake */
+      :: else -> skip
+      fi
     :: else -> skip
     fi
   :: atomic { !g_public -> skip } /* the owner took it back */
