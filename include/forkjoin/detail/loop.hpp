@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -23,6 +24,11 @@
 namespace forkjoin::detail {
 
 struct no_result {};  // parallel_for's "accumulator"
+
+// [P-LOOP Rate] for the instruction-count gate: when not 0, every auto_ loop takes this as
+// its site's rate (iterations per loop_budget::k_slice_ns) and times nothing, so that which
+// path a loop takes does not depend on the clock. Read relaxed once per call.
+inline std::atomic<std::uint64_t> g_loop_fixed_rate{0};
 
 template <class U, class T, class Chunk, class Combine>
 class loop_engine {
@@ -91,18 +97,67 @@ class loop_engine {
   // Grains start at n/(16T) and halve at every split down to n/(128T) (or the explicit
   // auto_(grain)), so an imbalanced loop's last grains are small enough to share.
   T run_auto() {
-    if (sched_.chunk() != 0) {
-      grain_ = min_grain_ = static_cast<U>(std::min<std::size_t>(sched_.chunk(), n_));
-    } else {
-      grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 16)));
-      min_grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 128)));
-    }
     lazy_ = sched_.max_threads() == 0;
     sliced_ = budget_ && sched_.chunk() == 0;  // [P-FAIR Budget] engine-chosen grains only
-    // No more blocks than grains: an auto_(grain) of the whole range is one chunk.
-    const std::size_t grains = static_cast<std::size_t>(n_ / grain_) + (n_ % grain_ != 0 ? 1 : 0);
-    return run_blocks(std::min<std::size_t>(team_, grains));
+    if (sched_.chunk() != 0) {
+      grain_ = min_grain_ = static_cast<U>(std::min<std::size_t>(sched_.chunk(), n_));
+      // No more blocks than grains: an auto_(grain) of the whole range is one chunk.
+      const std::size_t grains = static_cast<std::size_t>(n_ / grain_) + (n_ % grain_ != 0 ? 1 : 0);
+      return run_blocks(std::min<std::size_t>(team_, grains));
+    }
+    grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 16)));
+    min_grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 128)));
+    std::size_t blocks = team_;
+    // [P-LOOP Rate] once this site's rate is known: a loop worth less than k_serial_ns runs
+    // whole on the caller; blocks, grains and splits are never smaller than sharing is worth.
+    const std::uint64_t fixed = g_loop_fixed_rate.load(std::memory_order_relaxed);
+    const std::uint64_t rate = fixed != 0 ? fixed : site_estimate_.load(std::memory_order_relaxed);  // hints: relaxed
+    sampled_ = fixed == 0 && (rate == 0 || ++site_calls_ % k_sample_period == 0);
+    if (rate != 0) {
+      if (n_ < worth(rate, k_serial_ns)) return run_serial();
+      grain_ = std::max(grain_, worth(rate, k_grain_ns));
+      min_grain_ = std::max(min_grain_, worth(rate, k_grain_ns / 2));
+      split_min_ = worth(rate, k_split_ns);
+      const U per_block = std::max<U>(1, worth(rate, k_block_ns));
+      blocks = std::min<std::size_t>(team_, std::max<std::size_t>(1, static_cast<std::size_t>(n_ / per_block)));
+    }
+    return run_blocks(blocks);
   }
+  // The iterations worth `ns` of work at `rate` iterations per slice (saturating at n_).
+  U worth(std::uint64_t rate, std::uint64_t ns) const noexcept {
+    const std::uint64_t k = rate >= (std::uint64_t{1} << 40) ? ~std::uint64_t{0} : rate * ns / loop_budget::k_slice_ns;
+    return static_cast<U>(std::min<std::uint64_t>(k, static_cast<std::uint64_t>(n_)));
+  }
+  // [P-LOOP Rate] a loop too small to share: one chunk on the caller, timed on sampled calls.
+  T run_serial() {
+    const timed_leaf timer(sampled_);
+    T acc = guarded(U{0}, n_, identity_);
+    timer.done(static_cast<std::uint64_t>(n_));
+    if (budget_) poll_outside_work();
+    return acc;
+  }
+  // [P-LOOP Rate] on sampled calls a leaf reads the clock when it starts and when it stops
+  // running grains itself, and folds the rate it saw into the site's hint.
+  class timed_leaf {
+   public:
+    explicit timed_leaf(bool on) noexcept : t0_(on ? now_ns() : 0) {}
+    void done(std::uint64_t iterations) const noexcept {
+      if (t0_ == 0 || iterations == 0) return;
+      const std::uint64_t ns = static_cast<std::uint64_t>(std::max<std::int64_t>(now_ns() - t0_, 1));
+      const std::uint64_t seen = iterations >= (std::uint64_t{1} << 40)
+                                     ? ~std::uint64_t{0} / 2
+                                     : std::max<std::uint64_t>(1, iterations * loop_budget::k_slice_ns / ns);
+      const std::uint64_t old = site_estimate_.load(std::memory_order_relaxed);
+      site_estimate_.store(old == 0 ? seen : old / 2 + seen / 2, std::memory_order_relaxed);  // a hint: relaxed
+    }
+
+   private:
+    static std::int64_t now_ns() noexcept {
+      return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    }
+    const std::int64_t t0_;
+  };
   // Out of line: the split keeps its join frame away from the grain loop's registers.
   FORKJOIN_NOINLINE T split_in_half(U lo, U hi, U grain) {
     const U mid = static_cast<U>(lo + (hi - lo) / 2);
@@ -114,12 +169,20 @@ class loop_engine {
   T lazy_block(U lo, U hi, U grain) {
     T acc = identity_;
     loop_budget budget(site_estimate_, sliced_, static_cast<std::uint64_t>(hi - lo));
+    const timed_leaf timer(sampled_);
+    const U first = lo;
     while (hi - lo > grain) {
       acc = run_grain(lo, static_cast<U>(lo + grain), std::move(acc), budget);
       lo = static_cast<U>(lo + grain);
-      if (lazy_ && hi - lo > grain && demand()) return combine(std::move(acc), split_in_half(lo, hi, grain));
+      // [P-LOOP Rate] a remainder below split_min_ is not worth a thief's trip
+      if (lazy_ && hi - lo > grain && hi - lo >= split_min_ && demand()) {
+        timer.done(static_cast<std::uint64_t>(lo - first));
+        return combine(std::move(acc), split_in_half(lo, hi, grain));
+      }
     }
-    return run_grain(lo, hi, std::move(acc), budget);
+    acc = run_grain(lo, hi, std::move(acc), budget);
+    timer.done(static_cast<std::uint64_t>(hi - first));
+    return acc;
   }
   // [P-FAIR Budget] a grain the engine chose runs in slices of ~64 us, serving outside work
   // between them; a grain or block the caller sized runs whole, and serves after it.
@@ -287,6 +350,8 @@ class loop_engine {
   std::atomic<bool> stop_{false};
   U grain_ = 1;
   U min_grain_ = 1;
+  U split_min_ = 0;       // [P-LOOP Rate] the smallest remainder a split shares
+  bool sampled_ = false;  // [P-LOOP Rate] this call's leaves time themselves
   bool lazy_ = true;
   const bool budget_ = loop_budget_enabled();
   bool sliced_ = false;
@@ -297,7 +362,15 @@ class loop_engine {
   std::size_t static_blocks_ = 0;
   // [P-FAIR Budget] iterations per slice at this call site (one per instantiation, so per
   // loop body type), a relaxed hint shared by every leaf of every call.
+  // [P-LOOP Rate] reads it too, as the site's speed, and refreshes it from sampled calls.
   alignas(k_cache_line) static inline std::atomic<std::uint64_t> site_estimate_{0};
+  // [P-LOOP Rate] calls of this site made by this thread: every k_sample_period-th is timed.
+  static inline thread_local std::uint32_t site_calls_ = 0;
+  static constexpr std::uint32_t k_sample_period = 16;
+  static constexpr std::uint64_t k_serial_ns = 1000;  // below: not worth a second thread
+  static constexpr std::uint64_t k_block_ns = 500;    // blocks at least this long
+  static constexpr std::uint64_t k_grain_ns = 2000;   // grains at least this long (demand polls between them)
+  static constexpr std::uint64_t k_split_ns = 4000;   // a split shares at least half of this
   std::atomic<std::uint64_t> claimed_[(pool_options::k_max_threads + 63) / 64] = {};
 };
 
