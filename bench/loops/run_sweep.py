@@ -34,10 +34,11 @@ SONAME = {"libgomp": "libgomp.so", "libomp": "libomp.so", "forkjoin-omp": "libfo
 BASELINE = ("omp:libgomp", "static")  # the ratio column divides by this row's time
 
 
-def rows(quick):
-    """(library, schedule, mode) for every row of the sweep."""
+def rows(quick, busy=False):
+    """(library, schedule, mode) for every row of the sweep; with a busy neighbour, the calls
+    from main only (the neighbour's effect does not depend on where the calls come from)."""
     out = [("serial", "auto", "outside")]
-    for mode in ("outside", "inside"):
+    for mode in ("outside",) if busy else ("outside", "inside"):
         for s in ("auto", "static", "dynamic"):
             out.append(("forkjoin", s, mode))
             out.append(("tbb", s, mode))
@@ -118,7 +119,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else (QUICK_SIZES if a.quick else SIZES)
     rounds, round_ms = (3, 2) if a.quick else (7, 20)
-    configs = [(lib, s, m, n) for (lib, s, m) in rows(a.quick) for n in sizes]
+    configs = [(lib, s, m, n) for (lib, s, m) in rows(a.quick, a.busy) for n in sizes]
 
     neighbour = None
     if a.busy:  # one CPU's worth of other work: a shell spinning at normal priority
@@ -180,11 +181,11 @@ def main():
            f"Ratio: time / libgomp `schedule(static)` in the same mode (below 1: faster).", "",
            f"Machine while it ran: load average {' → '.join(f'{x:.2f}' for x in load)}; CPUs busy {busy_pct:.0f}% "
            f"(this sweep included), steal time {steal_pct:.2f}%.", ""]
-    for mode in ("outside", "inside"):
+    for mode in ("outside",) if a.busy else ("outside", "inside"):
         out += [f"## {mode}: {'every call from main' if mode == 'outside' else 'all calls inside one region'}", "",
                 "| library | schedule | " + " | ".join(f"n = {n:,}" for n in sizes) + " |",
                 "|---|---|" + "---:|" * len(sizes)]
-        for (l, s, m) in rows(a.quick):
+        for (l, s, m) in rows(a.quick, a.busy):
             if m != mode:
                 continue
             cells = []
@@ -224,9 +225,11 @@ def chart(a, sizes, configs, median, title):
     except ImportError:
         print(f"run_sweep: matplotlib is missing, no chart (apt-get install python3-matplotlib)", file=sys.stderr)
         return
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
-    for ax, mode in zip(axes, ("outside", "inside")):
-        for (l, s, m) in rows(a.quick):
+    modes = ("outside",) if a.busy else ("outside", "inside")
+    fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 5), sharey=True, squeeze=False)
+    axes = axes[0]
+    for ax, mode in zip(axes, modes):
+        for (l, s, m) in rows(a.quick, a.busy):
             if m != mode:
                 continue
             xs, ys = [], []
@@ -246,7 +249,7 @@ def chart(a, sizes, configs, median, title):
         ax.set_title(mode)
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("ns per element (lower is better)")
-    axes[1].legend(fontsize=7, ncol=2)
+    axes[-1].legend(fontsize=7, ncol=2)
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(os.path.join(a.out, a.name + ".png"), dpi=110)
