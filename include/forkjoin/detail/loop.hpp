@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -244,9 +245,10 @@ class loop_engine {
     }
   }
   // static_(c), dynamic, guided: `team` participants claim chunks. static_(c) deals chunk k
-  // to participant k mod T; the others take them from a shared cursor (CAS, so the cursor
-  // never wraps around for ranges at the type's limit). A reduce keeps one partial per
-  // chunk, indexed by offset / chunk, and folds them left to right at the end.
+  // to participant k mod T; the others take them from a shared cursor (dynamic by
+  // fetch_add where the cursor cannot wrap; guided, and dynamic at the type's limit, by
+  // CAS). A reduce keeps one partial per chunk, indexed by offset / chunk, and folds them
+  // left to right at the end.
   T run_chunked() {
     chunk_size_ = static_cast<U>(std::min<std::size_t>(std::max<std::size_t>(sched_.chunk(), 1), n_));
     if constexpr (!std::is_same_v<T, no_result>) partials_.resize(chunk_count());
@@ -324,6 +326,17 @@ class loop_engine {
       return;
     }
     const bool guided = sched_.type() == schedule::kind::guided;
+    // dynamic: one fetch_add per chunk (a CAS loop retries under contention, and two
+    // threads taking short chunks contend on every one), when the cursor cannot wrap: each
+    // participant overshoots n by at most one chunk.
+    if (!guided && (std::numeric_limits<U>::max() - n_) / team_ >= c) {
+      while (!stop_.load(std::memory_order_relaxed)) {
+        const U lo = cursor_.fetch_add(c, std::memory_order_relaxed);  // relaxed: chunks share no data through it
+        if (lo >= n_) return;
+        run_one(lo, n_ - lo <= c ? n_ : static_cast<U>(lo + c), static_cast<std::size_t>(lo / c));
+      }
+      return;
+    }
     U lo = cursor_.load(std::memory_order_relaxed);
     while (!stop_.load(std::memory_order_relaxed)) {
       if (lo >= n_) return;
