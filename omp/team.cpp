@@ -318,8 +318,9 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
   if (v.thread_limit != 0 && n > v.thread_limit) n = v.thread_limit;  // a teams or target clause [P-OMP Teams]
   // [P-OMP Team S4] on a pool worker and without num_threads, the team is the caller and the
   // idle workers it could reserve: a parallel_for body that calls an OpenMP-parallel
-  // function never multiplies the threads
-  if (requested == 0 && n > 1) {
+  // function never multiplies the threads. Not for a region nested in an OpenMP region with
+  // dyn-var false: OpenMP gives it nthreads-var threads
+  if (requested == 0 && n > 1 && (ts.cur_team->level == 0 || v.dyn)) {
     const int got = reserve_idle_workers(ts, n - 1);
     if (got >= 0) n = 1 + static_cast<unsigned>(got);
   }
