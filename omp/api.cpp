@@ -63,10 +63,15 @@ FORKJOIN_OMP_EXPORT void omp_get_schedule(int* kind, int* chunk) {
   *chunk = static_cast<int>(v.run_chunk);
 }
 
+unsigned forkjoin::omp::thread_limit_of(const icv& v) noexcept {
+  const unsigned clause = v.thread_limit;  // a teams or target thread_limit clause
+  if (clause != 0 && (config().thread_limit == 0 || clause < config().thread_limit)) return clause;
+  return config().thread_limit;
+}
+
 FORKJOIN_OMP_EXPORT int omp_get_thread_limit() {
-  const unsigned clause = self().cur_task->icvs.thread_limit;  // a teams or target thread_limit clause
-  if (clause != 0 && (config().thread_limit == 0 || clause < config().thread_limit)) return static_cast<int>(clause);
-  return config().thread_limit != 0 ? static_cast<int>(config().thread_limit) : 0x7fffffff;
+  const unsigned limit = thread_limit_of(self().cur_task->icvs);
+  return limit != 0 ? static_cast<int>(limit) : 0x7fffffff;
 }
 FORKJOIN_OMP_EXPORT void omp_set_max_active_levels(int n) {
   if (n >= 0)
