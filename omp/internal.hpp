@@ -255,6 +255,7 @@ struct task {
   bool implicit = false;
   bool final_task = false;
   bool deferred = false;
+  bool copied = false;    // cpyfn built its arguments: it runs even when cancelled ([P-OMP Cancel K5])
   bool detached = false;  // [P-OMP Detach] (detach.cpp)
   // dependences ([P-OMP Depend])
   std::atomic<std::uint32_t> npred{0};        // unfinished predecessors + 1 while being created
