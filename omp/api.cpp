@@ -113,13 +113,6 @@ FORKJOIN_OMP_EXPORT int omp_pause_resource_all(int) { return -1; }
 
 // ---- small GOMP helpers that are not constructs ------------------------------------------
 
-FORKJOIN_OMP_EXPORT void* GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t) {
-  if (alignment < sizeof(void*)) alignment = sizeof(void*);
-  void* p = nullptr;
-  return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;
-}
-FORKJOIN_OMP_EXPORT void GOMP_free(void* p, std::uintptr_t) { std::free(p); }
-
 // msglen == (size_t)-1: msg is NUL-terminated
 FORKJOIN_OMP_EXPORT void GOMP_warning(const char* msg, std::size_t msglen) {
   if (msg == nullptr)

@@ -59,6 +59,7 @@ struct icv {
   // so parallel regions and tasks inside team k still answer omp_get_team_num() == k
   unsigned league_size = 1, league_num = 0;
   contention_group* cgroup = nullptr;  // the group its regions' threads count in ([P-OMP Limit])
+  std::uintptr_t def_allocator = 1;    // def-allocator-var: omp_default_mem_alloc, or OMP_ALLOCATOR's
   bool operator==(const icv&) const = default;
 };
 
@@ -78,6 +79,8 @@ struct global_config {
   int display_env = 0;                   // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
 };
 const global_config& config() noexcept;
+// The predefined allocators' names, index = handle (alloc.cpp).
+extern const char* const k_allocator_names[9];
 // thread-limit-var for a task with ICVs v: a teams or target clause, else OMP_THREAD_LIMIT,
 // whichever is smaller; 0 when neither sets one.
 unsigned thread_limit_of(const icv& v) noexcept;
