@@ -18,10 +18,10 @@ static omp_allocator_handle_t make(int n, const omp_alloctrait_t* t) {
   return a;
 }
 
-/* kB of locked memory (VmLck), -1 if unknown (or when AddressSanitizer's mlock, which does
+/* kB of locked memory (VmLck), -1 if unknown (or when a sanitizer's mlock, which does
    nothing, stands in for the system's) */
 static long locked_kb(void) {
-#ifdef __SANITIZE_ADDRESS__
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   return -1;
 #endif
   FILE* f = fopen("/proc/self/status", "r");

@@ -44,10 +44,10 @@ int main(void) {
   for (int round = 0; round < 3; ++round) {
     int size = 0;
 #pragma omp parallel num_threads(8)
-    size = omp_get_num_threads();
+    if (omp_get_thread_num() == 0) size = omp_get_num_threads();
     CHECK(size == k_limit);
 #pragma omp parallel num_threads(k_limit)
-    size = omp_get_num_threads();
+    if (omp_get_thread_num() == 0) size = omp_get_num_threads();
     CHECK(size == k_limit);
   }
 
@@ -81,7 +81,7 @@ int main(void) {
   {
     int size = 0, limit = 0;
 #pragma omp parallel num_threads(5)
-    {
+    if (omp_get_thread_num() == 0) {
       size = omp_get_num_threads();
       limit = omp_get_thread_limit();
     }
@@ -93,7 +93,7 @@ int main(void) {
   /* after all of it the group is whole again */
   int size = 0;
 #pragma omp parallel num_threads(k_limit)
-  size = omp_get_num_threads();
+  if (omp_get_thread_num() == 0) size = omp_get_num_threads();
   CHECK(size == k_limit);
   puts("thread_limit: ok");
   return 0;
