@@ -63,10 +63,15 @@ FORKJOIN_OMP_EXPORT void omp_get_schedule(int* kind, int* chunk) {
   *chunk = static_cast<int>(v.run_chunk);
 }
 
+unsigned forkjoin::omp::thread_limit_of(const icv& v) noexcept {
+  const unsigned clause = v.thread_limit;  // a teams or target thread_limit clause
+  if (clause != 0 && (config().thread_limit == 0 || clause < config().thread_limit)) return clause;
+  return config().thread_limit;
+}
+
 FORKJOIN_OMP_EXPORT int omp_get_thread_limit() {
-  const unsigned clause = self().cur_task->icvs.thread_limit;  // a teams or target thread_limit clause
-  if (clause != 0 && (config().thread_limit == 0 || clause < config().thread_limit)) return static_cast<int>(clause);
-  return config().thread_limit != 0 ? static_cast<int>(config().thread_limit) : 0x7fffffff;
+  const unsigned limit = thread_limit_of(self().cur_task->icvs);
+  return limit != 0 ? static_cast<int>(limit) : 0x7fffffff;
 }
 FORKJOIN_OMP_EXPORT void omp_set_max_active_levels(int n) {
   if (n >= 0)
@@ -107,13 +112,6 @@ FORKJOIN_OMP_EXPORT int omp_pause_resource(int, int) { return -1; }  // nonzero:
 FORKJOIN_OMP_EXPORT int omp_pause_resource_all(int) { return -1; }
 
 // ---- small GOMP helpers that are not constructs ------------------------------------------
-
-FORKJOIN_OMP_EXPORT void* GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t) {
-  if (alignment < sizeof(void*)) alignment = sizeof(void*);
-  void* p = nullptr;
-  return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;
-}
-FORKJOIN_OMP_EXPORT void GOMP_free(void* p, std::uintptr_t) { std::free(p); }
 
 // msglen == (size_t)-1: msg is NUL-terminated
 FORKJOIN_OMP_EXPORT void GOMP_warning(const char* msg, std::size_t msglen) {

@@ -73,7 +73,7 @@ void display_environment(const global_config& c) {
   line("OMP_MAX_TASK_PRIORITY", std::to_string(c.max_task_priority));
   line("OMP_DISPLAY_AFFINITY", "FALSE");
   line("OMP_AFFINITY_FORMAT", "level %L thread %i affinity %A");
-  line("OMP_ALLOCATOR", "omp_default_mem_alloc");
+  line("OMP_ALLOCATOR", k_allocator_names[c.initial.def_allocator]);
   line("OMP_TARGET_OFFLOAD", "DEFAULT");
   if (c.display_env == 2) {
     line("FORKJOIN_OMP_RUNTIME", "libforkjoin-omp (the libgomp ABI on forkjoin)");

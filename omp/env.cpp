@@ -1,5 +1,7 @@
 // env.cpp: the OpenMP environment variables, read once into global_config. A malformed
 // value gets one line on stderr naming the variable and the default used, never a crash.
+#include <strings.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -21,6 +23,22 @@ namespace {
 const char* skip_space(const char* p) {
   while (*p != '\0' && std::isspace(static_cast<unsigned char>(*p))) ++p;
   return p;
+}
+
+// OMP_ALLOCATOR: a predefined allocator's name (any case, blanks around it), as libgomp 12
+// reads it; def-allocator-var's initial value.
+void read_allocator(global_config& c) {
+  const char* s = std::getenv("OMP_ALLOCATOR");
+  if (s == nullptr) return;
+  const char* p = skip_space(s);
+  for (std::uintptr_t a = 1; a < 9; ++a) {
+    const std::size_t n = std::strlen(k_allocator_names[a]);
+    if (strncasecmp(p, k_allocator_names[a], n) == 0 && *skip_space(p + n) == '\0') {
+      c.initial.def_allocator = a;
+      return;
+    }
+  }
+  complain("OMP_ALLOCATOR", s, "omp_default_mem_alloc");
 }
 
 // A positive integer (with optional surrounding blanks) that fits `max`; false otherwise.
@@ -200,6 +218,7 @@ global_config read_environment() {
   read_count("OMP_THREAD_LIMIT", 1u << 20, c.thread_limit, "unlimited", false);
   read_stack_size(c);
   read_bool("OMP_CANCELLATION", c.cancellation, "false");
+  read_allocator(c);
   unsigned prio = 0;
   read_count("OMP_MAX_TASK_PRIORITY", 0x7fffffff, prio, "0", true);
   c.max_task_priority = static_cast<int>(prio);
