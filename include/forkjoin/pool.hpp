@@ -41,7 +41,7 @@ struct pool_options {
   /// The longest an idle worker spins before it parks (see spin_time). Bounds the CPU an
   /// idle pool burns after a burst of work: at most this much per worker that searches.
   std::chrono::nanoseconds max_spin_time = std::chrono::microseconds(100);
-  /// Only for a pool sized explicitly above the CPUs it may use (oversubscribed): after
+  /// Only for a pool with more threads than the CPUs it may use (oversubscribed): after
   /// spin_time of spinning, an idle worker yields up to this many times (at most 1 ms of
   /// yields) before it parks, so that it hands the CPU to a thread that works.
   unsigned yield_rounds = 32;
