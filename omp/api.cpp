@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "api.hpp"
 #include "internal.hpp"
 
 using namespace forkjoin::omp;

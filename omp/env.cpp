@@ -225,6 +225,16 @@ global_config read_environment() {
     else if (v != "false")
       complain("OMP_DISPLAY_ENV", s, "false");
   }
+  read_bool("OMP_DISPLAY_AFFINITY", c.display_affinity, "false");
+  g_display_affinity.store(c.display_affinity, std::memory_order_relaxed);  // see show_affinity
+  c.affinity_format = default_affinity_format();
+  if (const char* s = std::getenv("OMP_AFFINITY_FORMAT")) {
+    std::string error;
+    if (valid_affinity_format(s, error))
+      c.affinity_format = s;
+    else
+      complain("OMP_AFFINITY_FORMAT", s, (std::string("\"") + c.affinity_format + "\" (" + error + ")").c_str());
+  }
   return c;
 }
 }  // namespace

@@ -3,6 +3,7 @@
 // owned by the task that set them, as OpenMP specifies. [P-OMP Lock]
 #include "lock.hpp"
 
+#include "api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -27,12 +28,6 @@ void mutex_unlock_slow(std::uint32_t* word) noexcept {
 }
 
 namespace {
-struct nest_lock {
-  std::uint32_t word;
-  int depth;
-  void* owner;
-};
-
 void* current_owner() noexcept { return self().cur_task; }
 std::atomic_ref<void*> owner_of(nest_lock* l) noexcept { return std::atomic_ref<void*>(l->owner); }
 }  // namespace

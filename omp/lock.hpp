@@ -8,6 +8,13 @@
 
 namespace forkjoin::omp {
 
+// omp_nest_lock_t (16 bytes, as libgomp's): the mutex word, the depth, and the owning task.
+struct nest_lock {
+  std::uint32_t word;
+  int depth;
+  void* owner;
+};
+
 inline bool mutex_try_lock(std::uint32_t* word) noexcept {
   std::uint32_t expected = 0;
   return std::atomic_ref<std::uint32_t>(*word).compare_exchange_strong(

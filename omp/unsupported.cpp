@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "api.hpp"
 #include "internal.hpp"
 
 using namespace forkjoin::omp;
