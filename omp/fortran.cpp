@@ -137,35 +137,41 @@ FORKJOIN_OMP_EXPORT void omp_get_partition_place_nums_8_(std::int64_t* nums) {
 
 // ---- locks ------------------------------------------------------------------------------------
 
-FORKJOIN_OMP_EXPORT void omp_init_lock_(std::uint32_t* l) { omp_init_lock(l); }
-FORKJOIN_OMP_EXPORT void omp_init_lock_with_hint_(std::uint32_t* l, const std::int32_t* hint) {
-  omp_init_lock_with_hint(l, *hint);
-}
-FORKJOIN_OMP_EXPORT void omp_destroy_lock_(std::uint32_t* l) { omp_destroy_lock(l); }
-FORKJOIN_OMP_EXPORT void omp_set_lock_(std::uint32_t* l) { omp_set_lock(l); }
-FORKJOIN_OMP_EXPORT void omp_unset_lock_(std::uint32_t* l) { omp_unset_lock(l); }
-FORKJOIN_OMP_EXPORT std::int32_t omp_test_lock_(std::uint32_t* l) { return omp_test_lock(l); }
+// The lock routines without hints exist in two versions (lock.cpp): these are OMP_3.0's, the
+// default; lock_compat.cpp has OMP_1.0's.
+#define FJ_FORTRAN_LOCK(name, ret, params)                                                        \
+  FORKJOIN_OMP_EXPORT __attribute__((symver(#name "_@@OMP_3.0"))) ret forkjoin_##name##_f params; \
+  ret forkjoin_##name##_f params
 
-FORKJOIN_OMP_EXPORT void omp_init_nest_lock_(std::int64_t* arg) {
+FJ_FORTRAN_LOCK(omp_init_lock, void, (std::uint32_t * l)) { omp_init_lock(l); }
+FJ_FORTRAN_LOCK(omp_destroy_lock, void, (std::uint32_t * l)) { omp_destroy_lock(l); }
+FJ_FORTRAN_LOCK(omp_set_lock, void, (std::uint32_t * l)) { omp_set_lock(l); }
+FJ_FORTRAN_LOCK(omp_unset_lock, void, (std::uint32_t * l)) { omp_unset_lock(l); }
+FJ_FORTRAN_LOCK(omp_test_lock, std::int32_t, (std::uint32_t * l)) { return omp_test_lock(l); }
+FJ_FORTRAN_LOCK(omp_init_nest_lock, void, (std::int64_t * arg)) {
   auto* l = new nest_lock;
   omp_init_nest_lock(l);
   std::memcpy(arg, &l, sizeof l);
 }
-FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint_(std::int64_t* arg, const std::int32_t* hint) {
-  auto* l = new nest_lock;
-  omp_init_nest_lock_with_hint(l, *hint);
-  std::memcpy(arg, &l, sizeof l);
-}
-FORKJOIN_OMP_EXPORT void omp_destroy_nest_lock_(std::int64_t* arg) {
+FJ_FORTRAN_LOCK(omp_destroy_nest_lock, void, (std::int64_t * arg)) {
   nest_lock* l = nest_of(arg);
   if (l == nullptr) return;
   omp_destroy_nest_lock(l);
   delete l;
   *arg = 0;
 }
-FORKJOIN_OMP_EXPORT void omp_set_nest_lock_(std::int64_t* arg) { omp_set_nest_lock(nest_of(arg)); }
-FORKJOIN_OMP_EXPORT void omp_unset_nest_lock_(std::int64_t* arg) { omp_unset_nest_lock(nest_of(arg)); }
-FORKJOIN_OMP_EXPORT std::int32_t omp_test_nest_lock_(std::int64_t* arg) { return omp_test_nest_lock(nest_of(arg)); }
+FJ_FORTRAN_LOCK(omp_set_nest_lock, void, (std::int64_t * arg)) { omp_set_nest_lock(nest_of(arg)); }
+FJ_FORTRAN_LOCK(omp_unset_nest_lock, void, (std::int64_t * arg)) { omp_unset_nest_lock(nest_of(arg)); }
+FJ_FORTRAN_LOCK(omp_test_nest_lock, std::int32_t, (std::int64_t * arg)) { return omp_test_nest_lock(nest_of(arg)); }
+
+FORKJOIN_OMP_EXPORT void omp_init_lock_with_hint_(std::uint32_t* l, const std::int32_t* hint) {
+  omp_init_lock_with_hint(l, *hint);
+}
+FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint_(std::int64_t* arg, const std::int32_t* hint) {
+  auto* l = new nest_lock;
+  omp_init_nest_lock_with_hint(l, *hint);
+  std::memcpy(arg, &l, sizeof l);
+}
 
 // ---- tasks, resources, allocators ---------------------------------------------------------------
 

@@ -15,6 +15,13 @@ struct nest_lock {
   void* owner;
 };
 
+// The nest lock protocol on top of the mutex, for an owner that the caller names: the current
+// task (omp_*_nest_lock) or the calling thread (the OpenMP 2.5 forms, lock_compat.cpp).
+void nest_init(nest_lock* l) noexcept;
+void nest_set(nest_lock* l, void* owner) noexcept;
+void nest_unset(nest_lock* l) noexcept;
+int nest_test(nest_lock* l, void* owner) noexcept;  // the new depth, 0 when another owner holds it
+
 inline bool mutex_try_lock(std::uint32_t* word) noexcept {
   std::uint32_t expected = 0;
   return std::atomic_ref<std::uint32_t>(*word).compare_exchange_strong(
