@@ -71,12 +71,12 @@ void display_environment(const global_config& c) {
   line("OMP_NUM_TEAMS", "0");
   line("OMP_TEAMS_THREAD_LIMIT", "0");
   line("OMP_CANCELLATION", c.cancellation ? "TRUE" : "FALSE");
-  line("OMP_DEFAULT_DEVICE", "0");
+  line("OMP_DEFAULT_DEVICE", std::to_string(c.default_device));
   line("OMP_MAX_TASK_PRIORITY", std::to_string(c.max_task_priority));
   line("OMP_DISPLAY_AFFINITY", c.display_affinity ? "TRUE" : "FALSE");
   line("OMP_AFFINITY_FORMAT", c.affinity_format);
   line("OMP_ALLOCATOR", "omp_default_mem_alloc");
-  line("OMP_TARGET_OFFLOAD", "DEFAULT");
+  line("OMP_TARGET_OFFLOAD", c.target_offload);
   if (c.display_env == 2) {
     line("FORKJOIN_OMP_RUNTIME", "libforkjoin-omp (the libgomp ABI on forkjoin)");
     line("FORKJOIN_OMP_NUM_PROCS", std::to_string(c.num_procs));

@@ -65,13 +65,15 @@ struct global_config {
   unsigned num_procs = 1;
   bool cancellation = false;
   int max_task_priority = 0;
-  bool passive_wait = false;             // OMP_WAIT_POLICY=passive: park without spinning
-  std::vector<unsigned> bind_list;       // OMP_PROC_BIND per level (index = level - 1), when a list
-  bool proc_bind_set = false;            // OMP_PROC_BIND was given (and valid)
-  std::vector<std::vector<int>> places;  // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
-  int display_env = 0;                   // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
-  bool display_affinity = false;         // OMP_DISPLAY_AFFINITY
-  std::string affinity_format;           // OMP_AFFINITY_FORMAT, else default_affinity_format()
+  bool passive_wait = false;               // OMP_WAIT_POLICY=passive: park without spinning
+  std::vector<unsigned> bind_list;         // OMP_PROC_BIND per level (index = level - 1), when a list
+  bool proc_bind_set = false;              // OMP_PROC_BIND was given (and valid)
+  std::vector<std::vector<int>> places;    // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
+  int display_env = 0;                     // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
+  unsigned default_device = 0;             // OMP_DEFAULT_DEVICE (checked and shown; the host is the only device)
+  std::string target_offload = "DEFAULT";  // OMP_TARGET_OFFLOAD (checked and shown; nothing is offloaded)
+  bool display_affinity = false;           // OMP_DISPLAY_AFFINITY
+  std::string affinity_format;             // OMP_AFFINITY_FORMAT, else default_affinity_format()
 };
 const global_config& config() noexcept;
 
