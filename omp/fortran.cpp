@@ -139,8 +139,9 @@ FORKJOIN_OMP_EXPORT void omp_get_partition_place_nums_8_(std::int64_t* nums) {
 
 // The lock routines without hints exist in two versions (lock.cpp): these are OMP_3.0's, the
 // default; lock_compat.cpp has OMP_1.0's.
-#define FJ_FORTRAN_LOCK(name, ret, params)                                                        \
-  FORKJOIN_OMP_EXPORT __attribute__((symver(#name "_@@OMP_3.0"))) ret forkjoin_##name##_f params; \
+#define FJ_FORTRAN_LOCK(name, ret, params)                      \
+  FORKJOIN_OMP_EXPORT ret forkjoin_##name##_f params;           \
+  FORKJOIN_OMP_SYMVER(forkjoin_##name##_f, #name "_@@OMP_3.0"); \
   ret forkjoin_##name##_f params
 
 FJ_FORTRAN_LOCK(omp_init_lock, void, (std::uint32_t * l)) { omp_init_lock(l); }

@@ -70,11 +70,12 @@ void* current_task() noexcept { return self().cur_task; }  // OpenMP 3.0 on: tas
 }  // namespace
 
 // The lock routines exist in two versions, as in libgomp: OMP_3.0 (the default, defined here)
-// and OMP_1.0 for binaries of gcc < 4.4 (lock_compat.cpp). A name in two version nodes takes
-// neither from the version script, so both come from symver attributes; api.hpp's declarations
-// (omp_init_lock, ...) bind to the default ones, as the checks below keep them in step.
+// and OMP_1.0 for binaries of gcc < 4.4 (lock_compat.cpp), both given by FORKJOIN_OMP_SYMVER.
+// api.hpp's declarations (omp_init_lock, ...) bind to the default ones, as the checks below
+// keep them in step.
 #define FJ_OMP_3_0(name, impl, ret, params)                                                \
-  FORKJOIN_OMP_EXPORT __attribute__((symver(#name "@@OMP_3.0"))) ret impl params;          \
+  FORKJOIN_OMP_EXPORT ret impl params;                                                     \
+  FORKJOIN_OMP_SYMVER(impl, #name "@@OMP_3.0");                                            \
   static_assert(std::is_same_v<decltype(&(impl)), decltype(&(name))>, #impl " is " #name); \
   ret impl params
 

@@ -6,6 +6,12 @@
 #include <atomic>
 #include <cstdint>
 
+// Exports the function `impl` as the symbol `versioned` ("name@@NODE": the default version,
+// "name@NODE": an older one). The lock routines exist in two versions, as in libgomp, and a
+// name in two version nodes takes neither from the version script. (An assembler directive:
+// clang 14 has no symver attribute.)
+#define FORKJOIN_OMP_SYMVER(impl, versioned) __asm__(".symver " #impl ", " versioned)
+
 namespace forkjoin::omp {
 
 // omp_nest_lock_t (16 bytes, as libgomp's): the mutex word, the depth, and the owning task.

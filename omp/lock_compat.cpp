@@ -24,9 +24,10 @@ nest_lock* nest_in(const void* slot) noexcept {
 }  // namespace
 
 // Each defines the C name and the Fortran name at OMP_1.0 (neither is the default version).
-#define FJ_OMP_1_0(name, ret, params)                                                      \
-  FORKJOIN_OMP_EXPORT __attribute__((symver(#name "@OMP_1.0"), symver(#name "_@OMP_1.0"))) \
-  ret forkjoin_##name##_25 params;                                                         \
+#define FJ_OMP_1_0(name, ret, params)                           \
+  FORKJOIN_OMP_EXPORT ret forkjoin_##name##_25 params;          \
+  FORKJOIN_OMP_SYMVER(forkjoin_##name##_25, #name "@OMP_1.0");  \
+  FORKJOIN_OMP_SYMVER(forkjoin_##name##_25, #name "_@OMP_1.0"); \
   ret forkjoin_##name##_25 params
 
 FJ_OMP_1_0(omp_init_lock, void, (std::uint32_t * l)) { omp_init_lock(l); }
