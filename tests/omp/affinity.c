@@ -60,16 +60,20 @@ static void display_two(void) {
 static void display_env(void) { omp_display_env(0); }
 static void display_env_verbose(void) { omp_display_env(1); }
 
+/* regions with a body, which gcc -O2 would remove when empty */
+static int turns;
 static void regions(void) {
   for (int r = 0; r < 3; ++r) {
 #pragma omp parallel num_threads(2)
-    {}
+#pragma omp atomic
+    turns++;
   }
 #pragma omp parallel num_threads(1)
-  {}
+#pragma omp atomic
+  turns++;
 #pragma omp parallel num_threads(2)
-  {
-  }
+#pragma omp atomic
+  turns++;
 }
 
 /* called in a host team (gcc refuses API calls strictly nested in teams) */
@@ -162,6 +166,7 @@ int main(int argc, char** argv) {
     /* OMP_DISPLAY_AFFINITY=true, OMP_AFFINITY_FORMAT=T%n/%N@%L: a line at the first region and
        whenever a thread's line changes. Thread 0 is the initial thread in every region. */
     const char* out = stderr_of(regions);
+    CHECK(turns == 9);
     CHECK(count_lines(out, "T0/2@1") == 2);
     CHECK(count_lines(out, "T0/1@1") == 1);
     CHECK(count_lines(out, "T1/2@1") >= 1);
