@@ -24,8 +24,8 @@ namespace forkjoin {
 /// Construction options for a pool. Every field has a usable default.
 struct pool_options {
   /// Threads that work, counting the external thread inside pool::run. 0 = default:
-  /// default_concurrency() (the affinity mask, the cgroup CPU quota and FORKJOIN_NUM_THREADS /
-  /// OMP_NUM_THREADS, whichever is smallest). Values above k_max_threads are clamped to it.
+  /// default_concurrency() (FORKJOIN_NUM_THREADS / OMP_NUM_THREADS when set, else the smaller
+  /// of the affinity mask and the cgroup CPU quota). Values above k_max_threads are clamped to it.
   /// A pool shares the process's CPU budget unless this is set explicitly above the budget's
   /// size (DESIGN.md [P-BUDGET]).
   std::size_t num_threads = 0;
