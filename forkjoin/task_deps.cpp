@@ -1,5 +1,5 @@
 // task_deps.cpp: the dependency bookkeeping of one task_group. The registering threads keep
-// a map (open addressing, under a mutex that only they take) from an object's address to
+// a map (open addressing, under a lock that only they take) from an object's address to
 // its last writer and the open group of readers since; finished entries are swept when the
 // map fills. Finishing children never touch the map: they update their own node, their
 // reader groups and their successors with atomics. Protocol: forkjoin/DESIGN.md [P-DEPS].
@@ -13,7 +13,9 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <thread>
 
+#include "forkjoin/detail/atomic.hpp"
 #include "forkjoin/task_group.hpp"
 #include "pool_impl.hpp"
 
@@ -71,13 +73,35 @@ std::uint32_t push_edge(dep_node* p, dep_slot& s) noexcept {
 
 }  // namespace
 
+// [P-DEPS R1] the registering threads' lock. Uncontended when one thread creates the
+// children (the usual case): one exchange and one store. A waiter spins briefly, then yields
+// (the holder may have been preempted; it never waits for anything while holding it).
+class registration_lock {
+ public:
+  void lock() noexcept {
+    int spins = 0;
+    while (held_.exchange(true, std::memory_order_acquire)) {  // pairs with unlock's store
+      while (held_.load(std::memory_order_relaxed)) {
+        if (++spins < 64)
+          cpu_relax();
+        else
+          std::this_thread::yield();
+      }
+    }
+  }
+  void unlock() noexcept { held_.store(false, std::memory_order_release); }  // pairs with lock's exchange
+
+ private:
+  std::atomic<bool> held_{false};
+};
+
 class task_deps {
  public:
   ~task_deps() {
     for (std::size_t i = 0; i < capacity_; ++i) drop(cells_[i]);
   }
 
-  std::mutex mutex;  // [P-DEPS R1] registering threads only
+  registration_lock lock;  // [P-DEPS R1] registering threads only
 
   // [P-DEPS R1] room for `more` new keys; may throw (before anything is linked).
   void reserve(std::size_t more) {
@@ -108,12 +132,13 @@ class task_deps {
       release(e.writer);
       e.writer = nullptr;
     }
-    if (e.group != nullptr && group_done(e.group)) {
-      release(e.group->owner);
+    if (e.group != nullptr && group_done(e.group)) {  // no member left, never closed
+      release(e.group->owner);                        // the group's reference: it is over
       e.group = nullptr;
     }
     return e.writer == nullptr && e.group == nullptr;
   }
+  // Every child finished: every group in the map has only its open count left.
   static void drop(entry& e) noexcept {
     if (e.writer != nullptr) release(e.writer);
     if (e.group != nullptr) release(e.group->owner);
@@ -174,8 +199,8 @@ bool register_node(task_deps& d, dep_node& n) {
   }
   n.nslots = kept;
 
-  std::lock_guard<std::mutex> lock(d.mutex);  // [P-DEPS R1]
-  d.reserve(kept);                            // may throw: nothing is linked yet
+  std::lock_guard<registration_lock> guard(d.lock);  // [P-DEPS R1]
+  d.reserve(kept);                                   // may throw: nothing is linked yet
   std::uint32_t edges = 0;
   for (std::uint32_t i = 0; i < kept; ++i) {  // [P-DEPS R2]
     dep_slot& s = n.slots[i];
@@ -188,20 +213,20 @@ bool register_node(task_deps& d, dep_node& n) {
       if (e.writer != nullptr) edges += push_edge(e.writer, s);    // R2a
       if (e.group != nullptr) {                                    // R2b: join the open group
         e.group->readers.fetch_add(1, std::memory_order_relaxed);  // the open count keeps it above 0
-        hold(e.group->owner);
         s.group = e.group;
-      } else {                                          // lead a new one; the map holds it
+      } else {                                          // lead a new one
         s.readers.store(2, std::memory_order_relaxed);  // open + this member; published by R3 or the map's lock
         s.group = &s;
         e.group = &s;
-        hold(&n);
+        hold(&n);  // [P-DEPS Ref] the group's reference, until readers reaches 0
       }
     } else {
       if (e.group != nullptr) {  // R2c: close the readers' group; its last member releases n
         e.group->closer = &n;
         if (e.group->readers.fetch_sub(1, std::memory_order_acq_rel) != 1)  // pairs with F1's decrements
           ++edges;
-        release(e.group->owner);
+        else
+          release(e.group->owner);  // every member had finished: the group is over
         e.group = nullptr;
       } else if (e.writer != nullptr) {
         edges += push_edge(e.writer, s);  // R2a
@@ -221,12 +246,12 @@ void finish_node(pool_impl& p, dep_node& n) noexcept {
     dep_slot& s = n.slots[i];
     dep_slot* g = s.group;
     if (g == nullptr) continue;
-    dep_node* leader = g->owner;
+    // not touched after a decrement that leaves members: the group may be over, its leader freed
     if (g->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // pairs with R2c and the other F1s
       dep_node* closer = g->closer;                                 // set before R2c's release
       if (release_one(closer)) push_ready(p, closer->job);          // [P-DEPS F3]
+      release(g->owner);                                            // [P-DEPS Ref] the group's reference
     }
-    if (leader != &n) release(leader);  // [P-DEPS Ref] the member's reference
   }
   // [P-DEPS F2] close the successor stack; later registrations see the node finished.
   dep_slot* e = n.successors.exchange(k_closed, std::memory_order_acq_rel);  // pairs with R2a

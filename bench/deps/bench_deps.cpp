@@ -80,6 +80,29 @@ std::int64_t wave_forkjoin(fb::wavefront& w) {
   return w.result();
 }
 
+// The oneTBB feeder's shape on forkjoin (no dependency clauses): each block counts its
+// unfinished upper and left neighbours, and the block that brings a count to zero spawns it
+// into the same task_group. A reference for the dependency machinery's cost.
+std::int64_t wave_forkjoin_counters(fb::wavefront& w) {
+  const int nb = w.blocks();
+  std::vector<std::atomic<int>> count(static_cast<std::size_t>(nb * nb));
+  for (int i = 0; i < nb; ++i)
+    for (int j = 0; j < nb; ++j) count[static_cast<std::size_t>(i * nb + j)] = (i > 0) + (j > 0);
+  g_pool->run([&] {
+    forkjoin::task_group g;
+    std::function<void(int, int)> block = [&](int i, int j) {
+      w.block(i, j);
+      if (j + 1 < nb && --count[static_cast<std::size_t>(i * nb + j + 1)] == 0)
+        g.run([&block, i, j] { block(i, j + 1); });
+      if (i + 1 < nb && --count[static_cast<std::size_t>((i + 1) * nb + j)] == 0)
+        g.run([&block, i, j] { block(i + 1, j); });
+    };
+    g.run([&block] { block(0, 0); });
+    g.wait();
+  });
+  return w.result();
+}
+
 std::int64_t wave_omp(fb::wavefront& w) {
   const int nb = w.blocks();
   tokens tok(nb);
@@ -267,6 +290,7 @@ int main(int argc, char** argv) {
     workloads.push_back({"wavefront",
                          {{"serial", wave(wave_serial)},
                           {"forkjoin", wave(wave_forkjoin)},
+                          {"fj_counters", wave(wave_forkjoin_counters)},
                           {"openmp", wave(wave_omp)},
                           {"tbb_feeder", wave(wave_tbb_feeder)},
                           {"tbb_flow", wave(wave_tbb_flow)}}});

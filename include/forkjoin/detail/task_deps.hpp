@@ -63,8 +63,8 @@ struct dep_slot {
 };
 
 // A dependent child's bookkeeping, in its job block. The block lives while `refs` is not
-// zero: 1 until the child finished, 1 per reference the group's map holds, 1 per reader
-// group member that points at one of its slots [P-DEPS Ref].
+// zero: 1 until the child finished, 1 per address the group's map records it as writer of,
+// 1 per reader group it leads until that group is over [P-DEPS Ref].
 struct dep_node {
   static constexpr std::uint32_t k_pending_bias = std::uint32_t{1} << 30;
   job_header* job = nullptr;  // pushed when pending reaches 0
