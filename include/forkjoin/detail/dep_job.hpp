@@ -66,12 +66,12 @@ class dep_job : public job_header {
     deallocate_job(self, sizeof(dep_job));
   }
 
+  dep_node node_;  // first: its shared words share the job header's line
+  task_group* group_;
+  std::array<dep_slot, K> slots_;
   union {
     F f_;
   };
-  task_group* group_;
-  dep_node node_;
-  std::array<dep_slot, K> slots_;
 };
 
 template <class T>

@@ -67,12 +67,13 @@ struct dep_slot {
 // 1 per reader group it leads until that group is over [P-DEPS Ref].
 struct dep_node {
   static constexpr std::uint32_t k_pending_bias = std::uint32_t{1} << 30;
-  job_header* job = nullptr;  // pushed when pending reaches 0
+  // The words other threads update come first: right after the job header, on its line.
+  // The successors' edge slots (a stack), or the closed mark once finished [P-DEPS F2].
+  std::atomic<dep_slot*> successors{nullptr};
   // k_pending_bias, minus 1 per predecessor that finished, minus (bias - edges) at R3
   std::atomic<std::uint32_t> pending{k_pending_bias};
   std::atomic<std::uint32_t> refs{1};
-  // The successors' edge slots (a stack), or the closed mark once finished [P-DEPS F2].
-  std::atomic<dep_slot*> successors{nullptr};
+  job_header* job = nullptr;  // pushed when pending reaches 0
   dep_slot* slots = nullptr;
   std::uint32_t nslots = 0;
   void (*free_block)(dep_node*) noexcept = nullptr;  // refs reached 0
