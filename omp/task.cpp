@@ -1,5 +1,6 @@
 // task.cpp: explicit tasks on per-team-thread work-stealing deques (forkjoin's Chase-Lev
 // deque: owner LIFO, thieves FIFO), taskwait, taskgroup, taskyield. [P-OMP Task]
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -21,10 +22,12 @@ constexpr std::int64_t k_local_throttle = 64;
 
 void release(task* t) noexcept { release_task(t); }
 
-// [P-OMP Task T6] a block of at most 512 bytes, 64-aligned, from ts's cache; class + 1 in
-// *cls (0: a block the cache does not take).
+// [P-OMP Task T6] a block from ts's cache when it is at most 512 bytes and malloc's
+// alignment is enough (a miss takes a plain malloc: an aligned_alloc costs several times
+// more, and a producer whose tasks other threads free misses every time); class + 1 in *cls
+// (0: a block the cache does not take).
 void* allocate_block(thread_state& ts, std::size_t align, std::size_t total, std::uint8_t* cls) {
-  if (align <= 64 && total <= 64 * thread_state::k_block_classes) {
+  if (align <= alignof(std::max_align_t) && total <= 64 * thread_state::k_block_classes) {
     const std::size_t c = (total - 1) / 64;
     *cls = static_cast<std::uint8_t>(c + 1);
     if (void* b = ts.free_blocks[c]) {
@@ -32,7 +35,7 @@ void* allocate_block(thread_state& ts, std::size_t align, std::size_t total, std
       --ts.free_block_count[c];
       return b;
     }
-    return std::aligned_alloc(64, (c + 1) * 64);
+    return std::malloc((c + 1) * 64);
   }
   *cls = 0;
   return std::aligned_alloc(align, (total + align - 1) / align * align);
