@@ -503,9 +503,13 @@ void end_barrier(thread_state& ts) noexcept;  // [P-OMP Team E1], in run_member 
 
 // With cancel-var true: t was cancelled before it started (its team, or a taskgroup it
 // belongs to, directly or through an enclosing one); its body is skipped.
-bool task_cancelled(const task& t) noexcept;
+bool task_cancelled_slow(const task& t) noexcept;
+inline bool task_cancelled(const task& t) noexcept { return config().cancellation && task_cancelled_slow(t); }
 // With cancel-var true: a new task of the current task would be discarded at once.
-bool creation_cancelled(thread_state& ts) noexcept;
+bool creation_cancelled_slow(thread_state& ts) noexcept;
+inline bool creation_cancelled(thread_state& ts) noexcept {
+  return config().cancellation && creation_cancelled_slow(ts);
+}
 
 // ---- team threads from the pool (members.cpp, [P-OMP Team S2]) --------------------------
 

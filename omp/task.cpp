@@ -38,7 +38,7 @@ void* allocate_block(thread_state& ts, std::size_t align, std::size_t total, std
     return std::malloc((c + 1) * 64);
   }
   *cls = 0;
-  return std::aligned_alloc(align, (total + align - 1) / align * align);
+  return std::aligned_alloc(align, (total + align - 1) & ~(align - 1));
 }
 
 // Copies the arguments into a new task. A detached task's event handle is written into the
@@ -46,8 +46,9 @@ void* allocate_block(thread_state& ts, std::size_t align, std::size_t total, std
 // libgomp does (gcc reads it there) [P-OMP Detach V1].
 task* allocate(thread_state& ts, void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_align, void* detach) {
   std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
+  if ((align & (align - 1)) != 0) fatal("task argument alignment is not a power of two");
   std::size_t size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
-  std::size_t header = (sizeof(task) + align - 1) / align * align;
+  std::size_t header = (sizeof(task) + align - 1) & ~(align - 1);  // no division: align is a power of two
   std::size_t block_align = align > alignof(task) ? align : alignof(task);
   std::uint8_t cls;
   void* block = allocate_block(ts, block_align, header + size, &cls);
@@ -60,10 +61,21 @@ task* allocate(thread_state& ts, void (*cpyfn)(void*, void*), void* data, long a
     *static_cast<void**>(detach) = handle;
     if (data != nullptr) *static_cast<void**>(data) = handle;
   }
-  if (cpyfn != nullptr)
+  if (cpyfn != nullptr) {
     cpyfn(t->data, data);
-  else if (size != 0)
+  } else if (size <= 32) {  // the usual few firstprivate words: no call into the C library
+    auto* to = static_cast<unsigned char*>(t->data);
+    const auto* from = static_cast<const unsigned char*>(data);
+    std::size_t i = 0;
+    for (; i + 8 <= size; i += 8) std::memcpy(to + i, from + i, 8);
+    if (i + 4 <= size) {
+      std::memcpy(to + i, from + i, 4);
+      i += 4;
+    }
+    for (; i < size; ++i) to[i] = from[i];
+  } else {
     std::memcpy(t->data, data, size);
+  }
   return t;
 }
 
@@ -102,7 +114,11 @@ void finish_task(thread_state& ts, task* t) noexcept { finish(ts, t); }
 
 void release_task(task* t) noexcept {
   if (t->implicit) return;
-  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP Task T5] the last reference frees
+  // [P-OMP Task T5] the last reference frees. A count of 1 is the caller's own reference:
+  // no other holder is left to release concurrently (the acquire load sees their releases),
+  // so the common leaf task skips the read-modify-write.
+  if (t->refs.load(std::memory_order_acquire) == 1 ||          // pairs with the decrements below
+      t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // pairs with the other decrements
     clear_dependences(t);
     delete t->successors;
     const std::uint8_t cls = t->block_class;
@@ -329,7 +345,8 @@ FORKJOIN_OMP_EXPORT void GOMP_taskloop_ull(fn_t fn, void* data, void (*cpyfn)(vo
 
 FORKJOIN_OMP_EXPORT void GOMP_taskwait() {
   thread_state& ts = self();
-  wait_descendants(ts, ts.cur_task->children);
+  // no child left (C3's acquire load): nothing to wait for, and the latch word is already 0
+  if (!ts.cur_task->children.zero()) wait_descendants(ts, ts.cur_task->children);
   clear_dependences(ts.cur_task);  // every child finished: no later sibling needs an edge
 }
 
