@@ -241,7 +241,13 @@ bool register_node(task_deps& d, dep_node& n) {
   return n.pending.fetch_sub(drop, std::memory_order_acq_rel) == drop;  // [P-DEPS R3] pairs with F3
 }
 
-void finish_node(pool_impl& p, dep_node& n) noexcept {
+void finish_node(pool_impl& p, count_latch& latch, dep_node& n) noexcept {
+  // [P-DEPS F3] the successor is counted in the latch before it is pushed, and before this
+  // child's own G2: the count cannot reach zero in between
+  auto push = [&p, &latch](dep_node* s) {
+    latch.add_child();
+    push_ready(p, s->job);
+  };
   for (std::uint32_t i = 0; i < n.nslots; ++i) {  // [P-DEPS F1] leave the reader groups
     dep_slot& s = n.slots[i];
     dep_slot* g = s.group;
@@ -249,7 +255,7 @@ void finish_node(pool_impl& p, dep_node& n) noexcept {
     // not touched after a decrement that leaves members: the group may be over, its leader freed
     if (g->readers.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // pairs with R2c and the other F1s
       dep_node* closer = g->closer;                                 // set before R2c's release
-      if (release_one(closer)) push_ready(p, closer->job);          // [P-DEPS F3]
+      if (release_one(closer)) push(closer);                        // [P-DEPS F3]
       release(g->owner);                                            // [P-DEPS Ref] the group's reference
     }
   }
@@ -258,7 +264,7 @@ void finish_node(pool_impl& p, dep_node& n) noexcept {
   while (e != nullptr) {
     dep_slot* next = e->next_edge;  // read before F3: then e's node may run and be freed
     dep_node* s = e->owner;
-    if (release_one(s)) push_ready(p, s->job);  // [P-DEPS F3]
+    if (release_one(s)) push(s);  // [P-DEPS F3]
     e = next;
   }
   release(&n);  // [P-DEPS Ref] its own reference

@@ -1,7 +1,8 @@
 // dep_job.hpp: task_group::run with dependencies (included at the end of task_group.hpp).
 // A dep_job is a task_group child block that also holds its dep_node and one dep_slot per
-// dependency. It counts in the group's latch from run() on, so wait() covers children that
-// are not ready yet; it is pushed by whoever releases its last predecessor ([P-DEPS F3]).
+// dependency. It is counted in the group's latch by whoever pushes it (run() when it is
+// ready at once, else whoever releases its last predecessor, [P-DEPS F3], before that
+// predecessor's own count drops), so wait() still covers children that are not ready yet.
 // When it has run, its callable is destroyed at once, but the block itself lives until the
 // last reference to its node is dropped ([P-DEPS Ref]); it finishes like any child
 // (finish_child, [P-JOIN G2]) after it has released its successors.
@@ -54,9 +55,9 @@ class dep_job : public job_header {
       const trace_scope span(tls_worker->trace_, trace_kind::task);
       g->run_child_body(self->f_);  // skipped when a predecessor that threw cancelled the group
     }
-    self->f_.~F();                        // before F1: the successors see everything the callable's destructor did
-    finish_node(*g->pool_, self->node_);  // [P-DEPS F1-F3]; the block may be gone afterwards
-    g->finish_child();                    // [P-JOIN G2] last access to the group
+    self->f_.~F();  // before F1: the successors see everything the callable's destructor did
+    finish_node(*g->pool_, g->latch_, self->node_);  // [P-DEPS F1-F3]; the block may be gone afterwards
+    g->finish_child();                               // [P-JOIN G2] last access to the group
   }
 
  private:
@@ -105,15 +106,17 @@ requires(sizeof...(A) >= 1) void task_group::run(dependency d, A&&... rest) {
     throw;
   }
   bool ready;
-  latch_.add_child();
   try {
     ready = detail::register_node(state, job->node());  // [P-DEPS R1-R3]
   } catch (...) {                                       // nothing was linked: the child was not spawned
     job->discard();
-    latch_.remove_child_never_started();
     throw;
   }
-  if (ready) detail::push_ready(*pool_, job);
+  // [P-DEPS R3] counted in the latch by whoever pushes it: here, or the releasing F3
+  if (ready) {
+    latch_.add_child();
+    detail::push_ready(*pool_, job);
+  }
 }
 
 }  // namespace forkjoin

@@ -46,6 +46,7 @@ namespace detail {
 
 class pool_impl;
 class task_deps;
+class count_latch;
 struct dep_node;
 
 // One distinct address of a dependent child [P-DEPS R2]. Written by the registering thread
@@ -88,10 +89,11 @@ void destroy_task_deps(task_deps* d) noexcept;
 // linked and n holds no reference but its own.
 bool register_node(task_deps& d, dep_node& n);
 // [P-DEPS F1-F3] n finished (ran, threw or was skipped) and its callable is destroyed:
-// leaves its reader groups, closes its successor stack, pushes every successor it made
-// ready (onto the calling worker's deque, or p's injector), and drops its own reference
-// (the block may be freed: n must not be touched afterwards).
-void finish_node(pool_impl& p, dep_node& n) noexcept;
+// leaves its reader groups, closes its successor stack, counts every successor it made
+// ready in the group's latch and pushes it (onto the calling worker's deque, or p's
+// injector), and drops its own reference (the block may be freed: n must not be touched
+// afterwards).
+void finish_node(pool_impl& p, count_latch& latch, dep_node& n) noexcept;
 // Pushes a ready child: onto the calling worker's deque if it belongs to p, else into p's
 // injector. Never fails (the injector cannot).
 void push_ready(pool_impl& p, job_header* j) noexcept;
