@@ -5,6 +5,7 @@
 #include "forkjoin/task_group.hpp"
 
 #include <array>
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 
@@ -53,8 +54,8 @@ struct free_block {
 // them).
 void* new_block(std::size_t size) {
   void* raw = ::operator new(size + k_block_align);  // at least 16-aligned: 16 or more bytes before the block
-  const auto at = (reinterpret_cast<std::uintptr_t>(raw) + k_block_align) & ~std::uintptr_t{k_block_align - 1};
-  void* block = reinterpret_cast<void*>(at);
+  const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(raw) & (k_block_align - 1);
+  void* block = static_cast<char*>(raw) + (k_block_align - misalignment);
   static_cast<void**>(block)[-1] = raw;
   return block;
 }
