@@ -75,7 +75,7 @@ std::uint32_t push_edge(dep_node* p, dep_slot& s) noexcept {
 
 // [P-DEPS R1] the registering threads' lock. Uncontended when one thread creates the
 // children (the usual case): one exchange and one store. A waiter spins briefly, then yields
-// (the holder may have been preempted; it never waits for anything while holding it).
+// (the holder may have been preempted; it never waits for another thread while holding it).
 class registration_lock {
  public:
   void lock() noexcept {
