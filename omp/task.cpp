@@ -63,6 +63,7 @@ task* allocate(thread_state& ts, void (*cpyfn)(void*, void*), void* data, long a
   }
   if (cpyfn != nullptr) {
     cpyfn(t->data, data);
+    t->copied = true;
   } else if (size <= 32) {  // the usual few firstprivate words: no call into the C library
     auto* to = static_cast<unsigned char*>(t->data);
     const auto* from = static_cast<const unsigned char*>(data);
@@ -145,7 +146,8 @@ void run_task(thread_state& ts, task* t) noexcept {
   t->mark = ts.push_seq;  // [P-OMP Task T3] tasks pushed from now on are its descendants
   const trace_span span(forkjoin::detail::trace_kind::omp_task, reinterpret_cast<std::uintptr_t>(t->fn),
                         t->deferred ? 0 : 1);
-  if (!t->deferred || !task_cancelled(*t)) t->fn(t->data);  // [P-OMP Cancel K5] discarded unstarted
+  // [P-OMP Cancel K5] discarded unstarted, unless only its body destroys its copies
+  if (!t->deferred || t->copied || !task_cancelled(*t)) t->fn(t->data);
   ts.cur_task = prev;
   if (t->detached && !detached_body_returned(t)) return;  // [P-OMP Detach V3] the event completes it
   finish(ts, t);
