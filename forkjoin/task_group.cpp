@@ -1,9 +1,11 @@
 // task_group.cpp: the non-template parts of task_group (wait) and the allocator of child
 // blocks: per-thread free lists in 64-byte size classes up to 512 bytes, capped so a
-// producer/consumer pattern cannot hoard memory on one thread; larger blocks use new.
+// producer/consumer pattern cannot hoard memory on one thread; misses and larger blocks
+// are carved out of a plain new.
 #include "forkjoin/task_group.hpp"
 
 #include <array>
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 
@@ -45,6 +47,20 @@ struct free_block {
   free_block* next;
 };
 
+// A 64-aligned block carved out of a plain operator new of size + 64 bytes; the allocation
+// it sits in is recorded in the word before it. An aligned operator new is glibc's memalign:
+// several times the cost of a malloc, and it fragments the heap when blocks are allocated by
+// one thread and freed by another (a producer of dependent children and the workers running
+// them).
+void* new_block(std::size_t size) {
+  void* raw = ::operator new(size + k_block_align);  // at least 16-aligned: 16 or more bytes before the block
+  const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(raw) & (k_block_align - 1);
+  void* block = static_cast<char*>(raw) + (k_block_align - misalignment);
+  static_cast<void**>(block)[-1] = raw;
+  return block;
+}
+void delete_block(void* block) noexcept { ::operator delete(static_cast<void**>(block)[-1]); }
+
 struct block_cache {
   std::array<free_block*, k_classes> heads{};
   std::array<std::size_t, k_classes> counts{};
@@ -52,7 +68,7 @@ struct block_cache {
     for (std::size_t c = 0; c < k_classes; ++c) {
       for (free_block* b = heads[c]; b != nullptr;) {
         free_block* next = b->next;
-        ::operator delete (b, std::align_val_t{k_block_align});
+        delete_block(b);
         b = next;
       }
       heads[c] = nullptr;
@@ -73,9 +89,9 @@ void* allocate_job(std::size_t size) {
       --t_cache.counts[cls];
       return b;
     }
-    return ::operator new ((cls + 1) * k_block_align, std::align_val_t{k_block_align});
+    return new_block((cls + 1) * k_block_align);
   }
-  return ::operator new (size, std::align_val_t{k_block_align});
+  return new_block(size);
 }
 
 void deallocate_job(void* p, std::size_t size) noexcept {
@@ -87,7 +103,7 @@ void deallocate_job(void* p, std::size_t size) noexcept {
     ++t_cache.counts[cls];
     return;
   }
-  ::operator delete (p, std::align_val_t{k_block_align});
+  delete_block(p);
 }
 
 }  // namespace detail

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <new>
@@ -26,7 +27,7 @@ inline thread_local const task_group* tls_running_group = nullptr;
 
 template <class F>
 class group_job;
-template <class F>
+template <class F, std::size_t K>
 class dep_job;
 }  // namespace detail
 
@@ -75,7 +76,7 @@ class task_group {
  private:
   template <class F>
   friend class detail::group_job;
-  template <class F>
+  template <class F, std::size_t K>
   friend class detail::dep_job;
 
   void capture(std::exception_ptr e) noexcept {
