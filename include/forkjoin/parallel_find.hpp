@@ -7,6 +7,7 @@
 #include <functional>
 #include <iterator>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/find.hpp"
 #include "forkjoin/pool.hpp"
 

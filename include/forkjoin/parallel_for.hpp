@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/loop.hpp"
 #include "forkjoin/schedule.hpp"
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/loop.hpp"
 #include "forkjoin/detail/loop_nd.hpp"
 #include "forkjoin/parallel_for.hpp"

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/join.hpp"
 #include "forkjoin/parallel_for.hpp"
 

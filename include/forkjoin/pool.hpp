@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "forkjoin/concurrency.hpp"
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/job.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 

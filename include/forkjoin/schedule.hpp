@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "forkjoin/detail/config.hpp"
+
 namespace forkjoin {
 
 /// How a loop's iterations are handed out. Chunk or grain 0 means "choose".

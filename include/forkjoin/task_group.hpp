@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/job.hpp"
 #include "forkjoin/detail/task_deps.hpp"
 #include "forkjoin/detail/worker_api.hpp"
