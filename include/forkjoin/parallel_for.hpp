@@ -6,12 +6,11 @@
 #include <concepts>
 #include <functional>
 #include <iterator>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <utility>
 
 #include "forkjoin/detail/config.hpp"
+#include "forkjoin/detail/errors.hpp"
 #include "forkjoin/detail/loop.hpp"
 #include "forkjoin/schedule.hpp"
 
@@ -21,6 +20,9 @@ namespace detail {
 template <class I>
 concept loop_index = std::integral<I> && !std::same_as<std::remove_cv_t<I>, bool>;
 
+inline constexpr const char* k_bound_rule =
+    "is negative, but the other bound is unsigned and the loop runs in their common, unsigned type";
+
 // The loop's index type and its offset range; throws when a bound does not fit.
 template <class I1, class I2>
 struct index_space {
@@ -29,9 +31,9 @@ struct index_space {
   index first;
   offset size;
   index_space(I1 f, I2 l) {
-    if (!std::in_range<index>(f) || !std::in_range<index>(l))
-      throw std::invalid_argument("forkjoin: loop bound " + std::to_string(std::in_range<index>(f) ? l : f) +
-                                  " does not fit the loop's common index type");
+    // Each bound is reported in its own type: -1 against a size_t is named -1.
+    if (!std::in_range<index>(f)) bad_argument("loop", "first", f, k_bound_rule);
+    if (!std::in_range<index>(l)) bad_argument("loop", "last", l, k_bound_rule);
     first = static_cast<index>(f);
     const auto last = static_cast<index>(l);
     size = first < last ? static_cast<offset>(static_cast<offset>(last) - static_cast<offset>(first)) : offset{0};
