@@ -2,6 +2,7 @@
 // (include/forkjoin/detail/errors.hpp).
 #include "forkjoin/detail/errors.hpp"
 
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,12 @@ void throw_bad_argument(const char* where, const char* name, unsigned long long 
   // modular in C++20.
   if (value > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
     text += " (" + std::to_string(static_cast<long long>(value)) + " converted to an unsigned type)";
+  throw_message(where, name, text, rule);
+}
+
+void throw_bad_argument(const char* where, const char* name, long double value, const char* rule) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17Lg", value);
   throw_message(where, name, text, rule);
 }
 

@@ -495,6 +495,49 @@ TEST(ParallelReduce, CombineExceptionRethrown) {
                std::overflow_error);
 }
 
+// OpenMP's reduction(+ : sum) with sum = 100 adds the loop's sum to 100 once; passing 100 as
+// the identity would add it once per chunk (the answer would depend on the schedule), so it
+// is an error naming the value. The start value is combined with the result instead.
+TEST(ParallelReduce, StartValueAsIdentityIsAnError) {
+  auto ident = [](long i) { return i; };
+  std::string m = fj::test::invalid_argument_message(
+      [&] { (void)fj::parallel_reduce(0L, 1000L, 100L, ident, std::plus<>(), fj::schedule::dynamic(10)); });
+  EXPECT_NE(m.find("parallel_reduce: identity = 100:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([&] {
+    (void)fj::parallel_reduce(
+        0, 10, 2.5, [](int) { return 1.0; }, std::plus<double>());
+  });
+  EXPECT_NE(m.find("identity = 2.5:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([&] {
+    (void)fj::parallel_reduce(
+        0, 10, 2L, [](int) { return 1L; }, std::multiplies<>());
+  });
+  EXPECT_NE(m.find("identity = 2:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message(
+      [&] { (void)fj::parallel_deterministic_reduce(0L, 1000L, 7L, ident, std::plus<>()); });
+  EXPECT_NE(m.find("parallel_deterministic_reduce: identity = 7:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([&] {
+    (void)fj::parallel_reduce(
+        0, 10, 3u, [](int) { return 1u; }, std::bit_xor<>());
+  });
+  EXPECT_NE(m.find("identity = 3:"), std::string::npos) << m;
+  // The right forms, and identities that are fine: 1 for *, any start value for an
+  // idempotent combine (max), 0 of any arithmetic type.
+  fj::pool p(3);
+  const long total =
+      p.run([&] { return 100 + fj::parallel_reduce(0L, 1000L, 0L, ident, std::plus<>(), fj::schedule::dynamic(10)); });
+  EXPECT_EQ(total, 100 + 499500);
+  EXPECT_EQ(fj::parallel_reduce(
+                1, 6, 1L, [](int i) { return static_cast<long>(i); }, std::multiplies<>()),
+            120);
+  EXPECT_EQ(fj::parallel_reduce(
+                0, 50, 100, [](int i) { return i; }, [](int a, int b) { return std::max(a, b); }),
+            100);
+  EXPECT_EQ(fj::parallel_reduce(
+                0, 4, -0.0, [](int) { return 0.5; }, std::plus<>()),
+            2.0);
+}
+
 TEST(ParallelDeterministicReduce, BitwiseIdenticalAcrossThreadCounts) {
   std::vector<double> x(100003);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 / static_cast<double>(i + 1) * ((i % 3) ? 1e8 : 1e-8);

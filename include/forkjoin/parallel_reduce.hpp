@@ -31,13 +31,44 @@ auto reduce_chunk(const Space& space, Body& body, Combine& combine) {
     }
   };
 }
+
+// The identity starts every chunk, so it is folded in once per chunk, and the answer is
+// independent of the schedule only if extra copies change nothing: combine(e, e) == e. For
+// arithmetic T that is checked under + and ^ (e must be 0) and * (0 or 1), which catches
+// OpenMP's reduction(+ : sum) with sum's start value passed as the identity. Compared, not
+// computed (e + e could overflow); std::equal_to keeps -Wfloat-equal quiet in user code; a
+// NaN is left alone.
+template <class C>
+inline constexpr int k_identity_rule = 0;  // 0: not checked, 1: must be 0, 2: must be 0 or 1
+template <class U>
+inline constexpr int k_identity_rule<std::plus<U>> = 1;
+template <class U>
+inline constexpr int k_identity_rule<std::bit_xor<U>> = 1;
+template <class U>
+inline constexpr int k_identity_rule<std::multiplies<U>> = 2;
+
+template <class T, class Combine>
+void check_identity(const char* where, const T& identity) {
+  constexpr int rule = k_identity_rule<std::remove_cvref_t<Combine>>;
+  if constexpr (std::is_arithmetic_v<T> && rule != 0) {
+    const std::equal_to<> eq;
+    if (!eq(identity, T{0}) && !(rule == 2 && eq(identity, T{1})) && eq(identity, identity))
+      bad_argument(where, "identity", identity,
+                   "not the identity of combine (0 for + and ^, 1 for *). It starts every chunk, so the answer "
+                   "would depend on the schedule: pass the identity and combine a start value with the result");
+  }
+}
 }  // namespace detail
 
 /// Reduces [first, last): body(i) -> T combined in index order, or body(begin, end, acc)
 /// -> T for a chunk (lets the inner loop vectorise). combine must be associative; it need
-/// not be commutative: partial results are always combined left to right. An empty range
-/// returns identity. Exceptions from body or combine are rethrown once; no partial result
-/// escapes.
+/// not be commutative: partial results are always combined left to right. identity is the
+/// value combine leaves unchanged (0 for +, 1 for *), not a start value: it starts every
+/// chunk (OpenMP's reduction(+ : s) with s = 100 is 100 + parallel_reduce(..., 0L, ...)).
+/// For arithmetic T, an identity other than 0 under std::plus or std::bit_xor, or other
+/// than 0 or 1 under std::multiplies, throws std::invalid_argument naming it. An empty
+/// range returns identity. Exceptions from body or combine are rethrown once; no partial
+/// result escapes.
 template <detail::loop_index I1, detail::loop_index I2, class T, class Body, class Combine>
 T parallel_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine, schedule s = schedule::auto_()) {
   detail::index_space<I1, I2> space(first, last);
@@ -50,6 +81,7 @@ T parallel_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine,
   else if constexpr (std::invocable<Body&, index>)
     static_assert(std::is_invocable_r_v<T, Combine&, T, std::invoke_result_t<Body&, index>>,
                   "parallel_reduce: combine(T, body(i)) must return the reduction type T");
+  detail::check_identity<T, Combine>("parallel_reduce", identity);
   auto chunk = detail::reduce_chunk<T>(space, body, combine);
   auto join_results = [&](T a, T b) -> T { return std::invoke(combine, std::move(a), std::move(b)); };
   return detail::run_loop(space.size, identity, chunk, join_results, s);
@@ -68,11 +100,12 @@ T deterministic_tree(Offset lo, Offset hi, Offset grain, const T& identity, Chun
 
 /// Like parallel_reduce, but bitwise-identical on every run and every thread count: the
 /// range is halved until pieces hold at most `grain` iterations (0: 1024), each piece
-/// starts from identity, and pieces combine in a fixed tree.
+/// starts from identity (checked as for parallel_reduce), and pieces combine in a fixed tree.
 template <detail::loop_index I1, detail::loop_index I2, class T, class Body, class Combine>
 T parallel_deterministic_reduce(I1 first, I2 last, T identity, Body&& body, Combine&& combine, std::size_t grain = 0) {
   detail::index_space<I1, I2> space(first, last);
   using offset = typename decltype(space)::offset;
+  detail::check_identity<T, Combine>("parallel_deterministic_reduce", identity);
   if (space.size == 0) return identity;
   const offset g = static_cast<offset>(std::clamp<std::size_t>(grain == 0 ? 1024 : grain, 1, space.size));
   auto chunk = detail::reduce_chunk<T>(space, body, combine);

@@ -1,4 +1,5 @@
-// errors.hpp: the argument checks of the public API (thread counts, chunks, loop bounds).
+// errors.hpp: the argument checks of the public API (thread counts, chunks, loop bounds,
+// reduction identities).
 // The throw itself is compiled (forkjoin/errors.cpp), so these headers need no <string>; its
 // message names the value as the caller wrote it: a negative int stays -5, and a size_t that
 // a negative number wrapped to is shown with the number it came from.
@@ -23,12 +24,16 @@ constexpr bool negative_or_wrapped(I v) noexcept {
 // Throw std::invalid_argument("forkjoin: <where>: <name> = <value>: <rule>").
 [[noreturn]] void throw_bad_argument(const char* where, const char* name, long long value, const char* rule);
 [[noreturn]] void throw_bad_argument(const char* where, const char* name, unsigned long long value, const char* rule);
+[[noreturn]] void throw_bad_argument(const char* where, const char* name, long double value, const char* rule);
 
 // Not constexpr on purpose: reached during constant evaluation (a constexpr schedule with
 // a negative literal), it makes the call a compile error that names it.
-template <std::integral I>
-[[noreturn]] void bad_argument(const char* where, const char* name, I value, const char* rule) {
-  if constexpr (std::is_signed_v<I>)
+template <class V>
+requires std::is_arithmetic_v<V>
+[[noreturn]] void bad_argument(const char* where, const char* name, V value, const char* rule) {
+  if constexpr (std::is_floating_point_v<V>)
+    throw_bad_argument(where, name, static_cast<long double>(value), rule);
+  else if constexpr (std::is_signed_v<V>)
     throw_bad_argument(where, name, static_cast<long long>(value), rule);
   else
     throw_bad_argument(where, name, static_cast<unsigned long long>(value), rule);
