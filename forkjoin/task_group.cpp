@@ -4,6 +4,8 @@
 #include "forkjoin/task_group.hpp"
 
 #include <array>
+#include <cstdio>
+#include <exception>
 #include <new>
 #include <stdexcept>
 
@@ -14,6 +16,23 @@ namespace forkjoin {
 void task_group::wait() {
   if (detail::tls_running_group == this)
     throw std::logic_error("forkjoin::task_group::wait called from one of the group's own tasks");
+  wait_for_children();
+  if (has_error_.load(std::memory_order_relaxed)) {
+    std::exception_ptr e = std::move(error_);
+    error_ = nullptr;
+    has_error_.store(false, std::memory_order_relaxed);
+    std::rethrow_exception(e);
+  }
+}
+
+void task_group::wait_children() noexcept {
+  try {
+    if (detail::tls_running_group != this) wait_for_children();
+  } catch (...) {  // the pool refused the wait (destroyed or forked away): nothing to wait on here
+  }
+}
+
+void task_group::wait_for_children() {
   if (!latch_.done()) {
     detail::worker* w = detail::tls_worker;
     if (w != nullptr && w->pool_ == pool_) {
@@ -25,15 +44,25 @@ void task_group::wait() {
   }
   latch_.reset_waiter();
   canceled_.store(false, std::memory_order_relaxed);
-  if (has_error_.load(std::memory_order_relaxed)) {
-    std::exception_ptr e = std::move(error_);
-    error_ = nullptr;
-    has_error_.store(false, std::memory_order_relaxed);
-    std::rethrow_exception(e);
-  }
 }
 
 namespace detail {
+
+void on_uncollected_exception(const std::exception_ptr& e) noexcept {
+  if (std::uncaught_exceptions() > 0) return;  // another exception is on its way out: it wins
+  const char* what = "an exception not derived from std::exception";
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    what = x.what();
+  } catch (...) {
+  }
+  std::fprintf(stderr,
+               "forkjoin: a task_group was destroyed without wait() after a child threw (%s); the exception "
+               "would be lost. Call wait() before the group goes out of scope.\n",
+               what);
+  std::terminate();
+}
 
 namespace {
 
