@@ -7,4 +7,3 @@ constexpr forkjoin::schedule s = forkjoin::schedule::dynamic(-5);
 #else
 constexpr forkjoin::schedule s = forkjoin::schedule::dynamic(5);
 #endif
-static_assert(s.chunk() > 0);
