@@ -69,6 +69,12 @@ foreach(pc forkjoin forkjoin-omp)
   expect_no("${pc}.pc leaves the language standard to the user" "${pc_dirs}/${pc}.pc" "-std=")
 endforeach()
 
+# The trace report is installed as a command that runs.
+run_step("forkjoin-trace-report --help" "${prefix}/bin/forkjoin-trace-report" --help)
+if(NOT step_output MATCHES "usage: forkjoin-trace-report")
+  message(FATAL_ERROR "forkjoin-trace-report --help printed:\n${step_output}")
+endif()
+
 # find_package, and with gcc the libforkjoin-omp programs.
 run_step("configure the find_package consumer"
   ${CMAKE_COMMAND} -S "${CMAKE_CURRENT_LIST_DIR}/consumer" -B "${WORK_DIR}/consumer" -G "${GENERATOR}"
