@@ -88,7 +88,6 @@ class task_group {
   // wait() without the rethrow, for the destructor: never throws (a wait that cannot run,
   // from a pool destroyed or forked away, leaves the group as it is).
   void wait_children() noexcept;
-  void wait_for_children();
   void capture(std::exception_ptr e) noexcept {
     bool expected = false;
     if (has_error_.compare_exchange_strong(expected, true, std::memory_order_relaxed)) {
