@@ -93,6 +93,8 @@ std::uint32_t current_fork_generation() noexcept { return g_fork_generation.load
 
 namespace {
 pool_options resolve_thread_count(pool_options o) {
+  if (detail::negative_or_wrapped(o.num_threads))
+    detail::bad_argument("pool_options", "num_threads", o.num_threads, "must not be negative");
   std::size_t n = o.num_threads == 0 ? default_concurrency() : o.num_threads;
   if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
   o.num_threads = n;
@@ -214,7 +216,8 @@ pool::pool() : pool(pool_options{}) {}
 
 pool::pool(std::size_t num_threads)
     : pool([num_threads] {
-        if (num_threads == 0) throw std::invalid_argument("forkjoin::pool: num_threads must be positive");
+        if (num_threads == 0 || detail::negative_or_wrapped(num_threads))
+          detail::bad_argument("pool", "num_threads", num_threads, "must be at least 1");
         pool_options o;
         o.num_threads = num_threads;
         return o;

@@ -6,6 +6,8 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <new>
 #include <stdexcept>
 
@@ -13,19 +15,30 @@
 
 namespace forkjoin {
 
+namespace {
+
+// Waits until every child of the group with this latch has ended, helping meanwhile: on
+// the pool's own worker, or from outside by entering the pool. Inlined into both callers:
+// wait() is on the performance gate's task_group path, where the call cost 13 instructions (4%).
+[[gnu::always_inline]] inline void wait_for_children(detail::pool_impl* pool, detail::count_latch& latch) {
+  if (!latch.done()) {
+    detail::worker* w = detail::tls_worker;
+    if (w != nullptr && w->pool_ == pool) {
+      detail::wait_for_group(*w, latch);
+    } else {
+      auto help = [&latch] { detail::wait_for_group(*detail::tls_worker, latch); };
+      detail::run_in(*pool, help);
+    }
+  }
+  latch.reset_waiter();
+}
+
+}  // namespace
+
 void task_group::wait() {
   if (detail::tls_running_group == this)
     throw std::logic_error("forkjoin::task_group::wait called from one of the group's own tasks");
-  if (!latch_.done()) {
-    detail::worker* w = detail::tls_worker;
-    if (w != nullptr && w->pool_ == pool_) {
-      detail::wait_for_group(*w, latch_);
-    } else {
-      auto help = [this] { detail::wait_for_group(*detail::tls_worker, latch_); };
-      detail::run_in(*pool_, help);
-    }
-  }
-  latch_.reset_waiter();
+  wait_for_children(pool_, latch_);
   canceled_.store(false, std::memory_order_relaxed);
   if (has_error_.load(std::memory_order_relaxed)) {
     std::exception_ptr e = std::move(error_);
@@ -35,7 +48,33 @@ void task_group::wait() {
   }
 }
 
+void task_group::wait_children() noexcept {
+  try {
+    if (detail::tls_running_group != this) {
+      wait_for_children(pool_, latch_);
+      canceled_.store(false, std::memory_order_relaxed);
+    }
+  } catch (...) {  // the pool refused the wait (destroyed or forked away): nothing to wait on here
+  }
+}
+
 namespace detail {
+
+void on_uncollected_exception(const std::exception_ptr& e) noexcept {
+  if (std::uncaught_exceptions() > 0) return;  // another exception is on its way out: it wins
+  const char* what = "an exception not derived from std::exception";
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    what = x.what();
+  } catch (...) {
+  }
+  std::fprintf(stderr,
+               "forkjoin: a task_group was destroyed without wait() after a child threw (%s); the exception "
+               "would be lost. Call wait() before the group goes out of scope.\n",
+               what);
+  std::terminate();
+}
 
 namespace {
 

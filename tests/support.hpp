@@ -151,4 +151,15 @@ class slot_holder {
   std::thread thread_;  // declared last: it starts after the flags exist
 };
 
+// The message of the std::invalid_argument that f throws; "" when it throws nothing.
+template <class F>
+std::string invalid_argument_message(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace forkjoin::test

@@ -13,6 +13,7 @@
 #include <utility>
 #include <variant>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/job.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/pool.hpp"
