@@ -53,14 +53,15 @@ class join_frame_base : public job_header {
   static constexpr std::uintptr_t k_private_bit = 1;  // set in a slot value: a frame's private form
 
   job_header* private_form() noexcept {
-    return reinterpret_cast<job_header*>(reinterpret_cast<std::uintptr_t>(this) | k_private_bit);
+    // + rather than |: the same bits (frames are aligned), one lea from the frame's address
+    return reinterpret_cast<job_header*>(reinterpret_cast<std::uintptr_t>(this) + k_private_bit);
   }
   // The slot value x in its shared form; shares the frame first if x is a private form.
   static job_header* shared(job_header* x) noexcept {
     const auto bits = reinterpret_cast<std::uintptr_t>(x);
     if ((bits & k_private_bit) == 0) [[likely]]
       return x;
-    auto* frame = reinterpret_cast<join_frame_base*>(bits & ~k_private_bit);
+    auto* frame = reinterpret_cast<join_frame_base*>(bits - k_private_bit);
     frame->share();
     return frame;
   }
@@ -110,11 +111,11 @@ class join_frame_base : public job_header {
 struct job_slots {
   static constexpr bool k_rewrites = true;
   static job_header* shared(job_header* x) noexcept { return join_frame_base::shared(x); }
-  // Written as a test of the slot's bits against the frame's address rather than as a
-  // comparison with private_form(): the compiler then keeps one register (the frame's
-  // address, which the slow paths need anyway) live across f, not two.
+  // Written as the slot's distance from the frame's address rather than as a comparison
+  // with private_form(): gcc then keeps one register (the frame's address, which the slow
+  // paths need anyway) live across f, not two.
   static bool is_private_form_of(job_header* slot_value, job_header* frame) noexcept {
-    return (reinterpret_cast<std::uintptr_t>(slot_value) ^ reinterpret_cast<std::uintptr_t>(frame)) ==
+    return reinterpret_cast<std::uintptr_t>(slot_value) - reinterpret_cast<std::uintptr_t>(frame) ==
            join_frame_base::k_private_bit;
   }
 };
