@@ -465,10 +465,12 @@ void on_new_split(worker& w, job_header* j) noexcept {
   publish_and_notify(w, 0);
 }
 
-void push_job_slow(job_header* slot_value, job_header* j) {
+std::atomic<job_header*>* push_job_slow(job_header* slot_value, job_header* j) {
   worker& w = *tls_worker;
   w.deque_.push_private(slot_value);
+  std::atomic<job_header*>* const slot = w.deque_.newest_slot();
   if (w.deque_.publish_requested()) on_new_job(w, j);
+  return slot;
 }
 
 void on_new_internal_work(worker& w) noexcept { publish_and_notify(w, w.trace_ != nullptr ? job_deque::k_traced : 0); }

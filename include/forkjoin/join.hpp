@@ -87,9 +87,9 @@ decltype(auto) invoke_as_value(G& g) {
 // f threw: g still runs (its job references this frame), then the caller rethrows f's
 // exception, which wins over g's.
 template <class G>
-FORKJOIN_COLD void finish_join_after_throw(join_frame<G>& frame) noexcept {
+FORKJOIN_COLD void finish_join_after_throw(join_frame<G>& frame, std::atomic<job_header*>* slot) noexcept {
   worker& w = *tls_worker;
-  if (w.deque_.take_back_unshared(&frame) || reclaim_join_job(w, frame)) {
+  if (w.deque_.take_back_unshared(slot, &frame) || reclaim_join_job(w, frame)) {
     try {
       std::invoke(frame.callable());
     } catch (...) {  // f's exception wins
@@ -113,18 +113,20 @@ auto join_in_worker(worker& w, F f, G g) {
   using pair_type = std::pair<typename result_slot<rf_type>::value_type, typename result_slot<rg_type>::value_type>;
   constexpr bool k_void = std::is_void_v<rf_type> && std::is_void_v<rg_type>;
   join_frame<G> frame(g);
+  std::atomic<job_header*>* slot;
   if constexpr (k_publish) {
     w.deque_.push_private(frame.private_form());
+    slot = w.deque_.newest_slot();
     on_new_split(w, &frame);
   } else {
-    push_job(w, frame.private_form(), &frame);
+    slot = push_job(w, frame.private_form(), &frame);
   }
 
   result_slot<rf_type> rf;
   try {
     rf.emplace_from(f);
   } catch (...) {
-    finish_join_after_throw(frame);
+    finish_join_after_throw(frame, slot);
     throw;
   }
 
@@ -132,7 +134,7 @@ auto join_in_worker(worker& w, F f, G g) {
   // it. The worker is read again from the thread rather than kept in a register across f
   // (the same slot).
   worker& wb = *tls_worker;
-  if (wb.deque_.take_back_unshared(&frame) || reclaim_join_job(wb, frame)) [[likely]] {
+  if (wb.deque_.take_back_unshared(slot, &frame) || reclaim_join_job(wb, frame)) [[likely]] {
     // g by a direct call: its exception, if any, leaves join as from any call.
     if constexpr (k_void)
       std::invoke(frame.callable());

@@ -80,24 +80,28 @@ class chase_lev_deque {
   }
 
   // Owner thread only. push_private's common case, for a caller with a slow path of its
-  // own: false, with nothing pushed, when the push needs make_room.
-  bool try_push_private(T x) noexcept {
+  // own: push_fast pushes x and returns the slot it wrote, when can_push_fast() said that
+  // no make_room is needed.
+  bool can_push_fast() const noexcept { return next_ < limit_; }
+  std::atomic<T>* push_fast(T x) noexcept {
     std::atomic<T>* const p = next_;
-    if (p >= limit_) [[unlikely]]
-      return false;
     p->store(x, std::memory_order_relaxed);  // [P-DEQUE P2]
     next_ = p + 1;
-    return true;
+    return p;
   }
+  // Owner thread only. The slot of the newest element (after a push: the one it wrote).
+  std::atomic<T>* newest_slot() const noexcept { return next_ - 1; }
 
   // Owner thread only. Takes back x if it is the newest element, pushed in its private
-  // form (Share::private_form(x)) and never shared since: then no thief can have seen it,
-  // and taking it back costs two loads and a store [P-DEQUE Reclaim]. False otherwise (x
-  // was published or popped, or elements pushed after it are still here): use pop().
-  bool take_back_unshared(T x) noexcept {
+  // form (Share::private_form(x)) into slot p and never shared since: then no thief can
+  // have seen it, and taking it back costs two loads that only feed a branch and one store
+  // of p [P-DEQUE Reclaim]. False otherwise (x was published or popped, or elements pushed
+  // after it are still here): use pop(). p is the caller's, kept from its push, so that
+  // the owner's end is not a chain of loads and stores through next_ (each take-back
+  // waiting for the store before it).
+  bool take_back_unshared(std::atomic<T>* p, T x) noexcept {
     static_assert(Share::k_rewrites, "take_back_unshared: only a Share with a private form tells it apart");
-    std::atomic<T>* const p = next_ - 1;  // at index 0 (or a lap's start) the guard slot: never a private form
-    if (!Share::is_private_form_of(p->load(std::memory_order_relaxed), x)) [[unlikely]]
+    if (next_ != p + 1 || !Share::is_private_form_of(p->load(std::memory_order_relaxed), x)) [[unlikely]]
       return false;
     next_ = p;
     return true;
@@ -220,12 +224,10 @@ class chase_lev_deque {
   struct ring {
     explicit ring(std::int64_t cap)
         : mask(cap - 1),
-          storage(new std::atomic<T>[static_cast<std::size_t>(cap) + 1]),
-          slots(storage.get() + 1),
+          storage(new std::atomic<T>[static_cast<std::size_t>(cap)]),
+          slots(storage.get()),
           tags(new std::atomic<std::uint32_t>[static_cast<std::size_t>(cap)]) {}
     std::int64_t mask;
-    // The slots, after one guard slot that holds T{} for good: take_back_unshared may read
-    // the slot before the first ([P-DEQUE Reclaim]).
     std::unique_ptr<std::atomic<T>[]> storage;
     std::atomic<T>* slots;
     std::unique_ptr<std::atomic<std::uint32_t>[]> tags;  // [P-ISO Tag] one per slot, written with it
@@ -294,9 +296,9 @@ class chase_lev_deque {
 
   // The owner's end of the deque as an index ([P-DEQUE E2]): next_ is its slot.
   std::int64_t head() const noexcept { return lap_ + (next_ - slots_); }
-  // Moves the end to index h. A slot at a lap's start is named from the lap before (its
-  // end), so that take_back_unshared reaches the slot below without wrapping; only index 0
-  // is named from its own lap, and the guard slot lies below it.
+  // Moves the end to index h. An index at a lap's start is named from the lap before (its
+  // end): then a push that wrote the slot below and a take-back of it see the same next_.
+  // Only index 0 is named from its own lap.
   void set_head(std::int64_t h) noexcept {
     std::int64_t offset = h & mask_;
     if (offset == 0 && h != 0) offset = mask_ + 1;

@@ -149,7 +149,8 @@ void on_new_internal_work(worker& w) noexcept;  // [P-POST] publish, wake one if
 // ([P-TRACE Join]). on_new_split: the same for a loop split (join_published).
 void on_new_job(worker& w, job_header* j) noexcept;
 void on_new_split(worker& w, job_header* j) noexcept;
-void push_job_slow(job_header* slot_value, job_header* j);  // push_job's slow path, on tls_worker
+// push_job's slow path, on tls_worker: returns the slot written (before any publication).
+std::atomic<job_header*>* push_job_slow(job_header* slot_value, job_header* j);
 void wake_worker(worker& w) noexcept;                       // wake w if it sleeps (a latch it waits on is set)
 
 // Owner thread only. Push a job the current thread will eventually run itself if nobody
@@ -161,11 +162,11 @@ void wake_worker(worker& w) noexcept;                       // wake w if it slee
 // between is served at the next push as one raised just after. Every slow case (a request,
 // no room at hand) is one out-of-line call that finds the worker again itself, so the
 // caller keeps nothing in a register for it.
-inline void push_job(worker& w, job_header* slot_value, job_header* j) {
-  if (w.deque_.publish_requested() || !w.deque_.try_push_private(slot_value)) [[unlikely]]
-    push_job_slow(slot_value, j);
+inline std::atomic<job_header*>* push_job(worker& w, job_header* slot_value, job_header* j) {
+  if (w.deque_.publish_requested() || !w.deque_.can_push_fast()) [[unlikely]]
+    return push_job_slow(slot_value, j);
+  return w.deque_.push_fast(slot_value);
 }
-
 // Latch for a task_group: pending children in the high 48 bits, the sleeping waiter's slot
 // index + 1 in the low 16 (0 = nobody sleeps). Once done() is true every child has finished
 // and its writes are visible.
