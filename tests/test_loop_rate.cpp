@@ -106,14 +106,15 @@ TEST(LoopRate, SlowSiteIsShared) {
   EXPECT_GT(r.not_on(0), 0u) << "a 5 ms loop on 4 workers ran on the caller alone";
 }
 
-// The site claims 10 us for 10,000 iterations: blocks of 5 us, grains of 2 us, splits only
-// of remainders worth 4 us. The caller's block really takes 8 ms and worker 1's nothing, so
-// worker 1 runs dry at once and asks for work; after the caller's first grain its remainder
-// (3 us at the site's rate) is larger than a grain but not worth sharing: nothing is split.
+// The site claims 7 us for 7,000 iterations: blocks of 3.5 us, grains of 2 us, splits only
+// of remainders worth 4 us. The caller's block really takes 2.8 ms and worker 1's nothing,
+// so worker 1 runs dry at once and asks for work; the caller polls demand after each slice
+// of its block, and its remainder, longer than the smallest grain but worth less than 4 us
+// at the site's rate, is never split.
 TEST(LoopRate, RemainderBelowTheSplitMinimumIsNotSplit) {
   fj::pool p(2);
   const fixed_rate site(per_ns(1));
-  const std::size_t n = 10000;
+  const std::size_t n = 7000;
   int shared = 0;
   for (int round = 0; round < 20 && shared < 3; ++round) {
     record r(n);

@@ -6,7 +6,8 @@ on a noisy machine:
    binary: icount and icount_omp make every counted path run on one thread), against
    bench/gate/baseline.json. An operation more than --tolerance (3%) above its baseline
    fails; one more than 3% below it is reported, so that the baseline can be lowered.
-2. Counters at two workers (counters, run natively --runs times, medians): sleepers woken
+2. Counters at two workers (counters, run natively --runs times, medians; four more runs
+   when a median misses its limit, and the median of all of them decides): sleepers woken
    and steals per back-to-back loop call, and worker 1's share of a ~40 us loop started on an
    idle pool, against the limits in the same file.
 
@@ -67,9 +68,9 @@ def count_all(a):
     return counts
 
 
-def measure_counters(a):
-    runs = []
-    for _ in range(a.runs):
+def measure_counters(a, runs=None, count=None):
+    runs = list(runs or [])
+    for _ in range(count or a.runs):
         p = subprocess.run([a.counters], capture_output=True, text=True, timeout=600)
         if p.returncode != 0:
             sys.exit(f"run_gate: {a.counters} failed (status {p.returncode}):\n{p.stdout}{p.stderr}")
@@ -165,8 +166,12 @@ def main():
             print(f"  faster than the baseline (lower it with --update): {line}")
         for name in missing:
             print(f"  no baseline yet for {name} (add it with --update)")
-    print("counters at 2 workers (medians of %d runs):" % a.runs)
     med, runs = measure_counters(a)
+    if check_limits(med, base.get("counters", {})):
+        # A noisy moment (a descheduled worker parks and is woken) can move a median of
+        # three: four more runs, and the median of all seven decides.
+        med, runs = measure_counters(a, runs, 4)
+    print("counters at 2 workers (medians of %d runs):" % len(runs))
     for k, v in med.items():
         print(f"  {k:32s} {v:10.3f}   runs: {', '.join(str(r[k]) for r in runs)}")
     failures += check_limits(med, base.get("counters", {}))

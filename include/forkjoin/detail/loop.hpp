@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -77,16 +78,18 @@ class loop_engine {
       }
     }
   }
-  // Split now? Only when someone idle could take the other half and nothing this worker
-  // published is still there for it (an untaken block leaf, an earlier half): a searching
-  // worker that asked this deque for work, or, with nobody searching, a sleeper that the
-  // split's publication would wake ([INV-WAKE]). With everyone busy nothing splits.
+  // Split now? Only when someone could take the other half and nothing this worker
+  // published is still there for it (an untaken block leaf, an earlier half): a thief that
+  // asked this deque for work ([P-DEQUE X1]: a searching worker, or a worker helping in a
+  // join or group wait, which the idle word does not count), or, with nobody searching, a
+  // sleeper that the split's publication would wake ([INV-WAKE]). An *asked* bit left from
+  // a thief that found work elsewhere costs one split: its publication clears the bit
+  // (X2) unless someone is idle.
   static bool demand() noexcept {
     worker* w = tls_worker;
+    if (w->deque_.split_requested()) return !w->deque_.has_public_work();
     const idle_count c = idle_count::decode(w->idle_word_->load(std::memory_order_relaxed));
-    if (c.searching == 0 && c.sleeping == 0) return false;
-    if (w->deque_.has_public_work()) return false;
-    return c.searching != 0 ? w->deque_.split_requested() : true;
+    return c.searching == 0 && c.sleeping != 0 && !w->deque_.has_public_work();
   }
 
   // auto_: T contiguous blocks, OpenMP's static blocks, each claimed by its own worker
@@ -114,9 +117,11 @@ class loop_engine {
     const std::uint64_t rate = fixed != 0 ? fixed : site_estimate_.load(std::memory_order_relaxed);  // hints: relaxed
     sampled_ = fixed == 0 && (rate == 0 || ++site_calls_ % k_sample_period == 0);
     if (rate != 0) {
+      // Grains by time, not by count: a slow body's grains of n/(16T) iterations would keep
+      // an idle thief waiting for milliseconds before the next chance to split.
       if (n_ < worth(rate, k_serial_ns)) return run_serial();
-      grain_ = std::max(grain_, worth(rate, k_grain_ns));
-      min_grain_ = std::max(min_grain_, worth(rate, k_grain_ns / 2));
+      grain_ = std::max<U>(1, worth(rate, k_grain_ns));
+      min_grain_ = std::max<U>(1, worth(rate, k_grain_ns / 2));
       split_min_ = worth(rate, k_split_ns);
       const U per_block = std::max<U>(1, worth(rate, k_block_ns));
       blocks = std::min<std::size_t>(team_, std::max<std::size_t>(1, static_cast<std::size_t>(n_ / per_block)));
@@ -171,33 +176,31 @@ class loop_engine {
     loop_budget budget(site_estimate_, sliced_, static_cast<std::uint64_t>(hi - lo));
     const timed_leaf timer(sampled_);
     const U first = lo;
-    while (hi - lo > grain) {
-      acc = run_grain(lo, static_cast<U>(lo + grain), std::move(acc), budget);
-      lo = static_cast<U>(lo + grain);
+    for (;;) {
+      // A grain, or less when the budget's slice ends first: demand is polled at least once a
+      // slice, so a grain of a slow body does not keep an idle thief waiting for its end.
+      const U want = std::min<U>(static_cast<U>(hi - lo), grain);
+      const U step = sliced_ ? static_cast<U>(budget.next(static_cast<std::uint64_t>(want))) : want;
+      acc = run_piece(lo, static_cast<U>(lo + step), std::move(acc), budget);
+      lo = static_cast<U>(lo + step);
+      if (lo == hi || stop_.load(std::memory_order_relaxed)) break;  // relaxed: a flag, no data
       // [P-LOOP Rate] a remainder below split_min_ is not worth a thief's trip
-      if (lazy_ && hi - lo > grain && hi - lo >= split_min_ && demand()) {
+      if (lazy_ && hi - lo > min_grain_ && hi - lo >= split_min_ && demand()) {
         timer.done(static_cast<std::uint64_t>(lo - first));
         return combine(std::move(acc), split_in_half(lo, hi, grain));
       }
     }
-    acc = run_grain(lo, hi, std::move(acc), budget);
     timer.done(static_cast<std::uint64_t>(hi - first));
     return acc;
   }
   // [P-FAIR Budget] a grain the engine chose runs in slices of ~64 us, serving outside work
-  // between them; a grain or block the caller sized runs whole, and serves after it.
-  T run_grain(U lo, U hi, T acc, loop_budget& budget) {
-    if (!sliced_) {
-      acc = guarded(lo, hi, std::move(acc));
-      if (budget_) poll_outside_work();
-      return acc;
-    }
-    while (lo != hi && !stop_.load(std::memory_order_relaxed)) {
-      const U step = static_cast<U>(budget.next(static_cast<std::uint64_t>(hi - lo)));
-      acc = guarded(lo, static_cast<U>(lo + step), std::move(acc));
-      lo = static_cast<U>(lo + step);
-      budget.spent(step);
-    }
+  // at each slice's end; a grain or block the caller sized runs whole, and serves after it.
+  T run_piece(U lo, U hi, T acc, loop_budget& budget) {
+    acc = guarded(lo, hi, std::move(acc));
+    if (sliced_)
+      budget.spent(static_cast<std::uint64_t>(hi - lo));
+    else if (budget_)
+      poll_outside_work();
     return acc;
   }
 
@@ -244,9 +247,10 @@ class loop_engine {
     }
   }
   // static_(c), dynamic, guided: `team` participants claim chunks. static_(c) deals chunk k
-  // to participant k mod T; the others take them from a shared cursor (CAS, so the cursor
-  // never wraps around for ranges at the type's limit). A reduce keeps one partial per
-  // chunk, indexed by offset / chunk, and folds them left to right at the end.
+  // to participant k mod T; the others take them from a shared cursor (dynamic by
+  // fetch_add where the cursor cannot wrap; guided, and dynamic at the type's limit, by
+  // CAS). A reduce keeps one partial per chunk, indexed by offset / chunk, and folds them
+  // left to right at the end.
   T run_chunked() {
     chunk_size_ = static_cast<U>(std::min<std::size_t>(std::max<std::size_t>(sched_.chunk(), 1), n_));
     if constexpr (!std::is_same_v<T, no_result>) partials_.resize(chunk_count());
@@ -324,6 +328,17 @@ class loop_engine {
       return;
     }
     const bool guided = sched_.type() == schedule::kind::guided;
+    // dynamic: one fetch_add per chunk (a CAS loop retries under contention, and two
+    // threads taking short chunks contend on every one), when the cursor cannot wrap: each
+    // participant overshoots n by at most one chunk.
+    if (!guided && (std::numeric_limits<U>::max() - n_) / team_ >= c) {
+      while (!stop_.load(std::memory_order_relaxed)) {
+        const U lo = cursor_.fetch_add(c, std::memory_order_relaxed);  // relaxed: chunks share no data through it
+        if (lo >= n_) return;
+        run_one(lo, n_ - lo <= c ? n_ : static_cast<U>(lo + c), static_cast<std::size_t>(lo / c));
+      }
+      return;
+    }
     U lo = cursor_.load(std::memory_order_relaxed);
     while (!stop_.load(std::memory_order_relaxed)) {
       if (lo >= n_) return;
