@@ -128,8 +128,12 @@ TEST(ChaseLevDeque, TakeBackFindsEachUnsharedElementAtEveryPosition) {
       for (int i = depth; i-- > 0;) {
         std::int64_t* const x = &items[static_cast<std::size_t>(i)];
         const bool back = d.take_back_unshared(slots[static_cast<std::size_t>(i)], x);
-        if (one_lap || i == depth - 1) ASSERT_TRUE(back) << "depth " << depth << " start " << start << " i " << i;
-        if (!back) ASSERT_EQ(d.pop(), x) << "depth " << depth << " start " << start << " i " << i;
+        if (one_lap || i == depth - 1) {
+          ASSERT_TRUE(back) << "depth " << depth << " start " << start << " i " << i;
+        }
+        if (!back) {
+          ASSERT_EQ(d.pop(), x) << "depth " << depth << " start " << start << " i " << i;
+        }
         ASSERT_EQ(d.size(), i);
       }
       EXPECT_EQ(d.pop(), nullptr);
