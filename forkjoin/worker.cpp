@@ -439,11 +439,13 @@ void trace_spawn(trace_ring& r, job_header* j, std::uint64_t split) noexcept {
 // task_group's common path when workers are idle.
 // `traced`: chase_lev_deque::k_traced for a traced worker, whose deque keeps asking
 // ([P-TRACE Join]), else 0.
-[[gnu::always_inline]] inline void publish_and_notify(worker& w, std::uint8_t traced) noexcept {
+// `plain_newest`: 1 when the newest element was pushed as itself (publish's argument).
+[[gnu::always_inline]] inline void publish_and_notify(worker& w, std::uint8_t traced,
+                                                      std::int64_t plain_newest = 0) noexcept {
   // [P-POST Publish] while any worker is idle, *asked* stays set, so every push publishes:
   // an idle worker can take each new job even if this worker then runs long.
   const bool someone_idle = w.idle_word_->load(std::memory_order_relaxed) != 0;
-  w.deque_.publish(static_cast<std::uint8_t>((someone_idle ? job_deque::k_asked : 0) | traced));
+  w.deque_.publish(static_cast<std::uint8_t>((someone_idle ? job_deque::k_asked : 0) | traced), plain_newest);
   w.pool_->sleep().notify_internal_work();
 }
 
@@ -456,7 +458,7 @@ FORKJOIN_COLD void traced_new_job(worker& w, job_header* j, std::uint64_t split)
 void on_new_job(worker& w, job_header* j) noexcept {
   if (w.trace_ != nullptr) [[unlikely]]
     return traced_new_job(w, j, 0);
-  publish_and_notify(w, 0);
+  publish_and_notify(w, 0, 1);  // j was pushed as itself
 }
 
 void on_new_split(worker& w, job_header* j) noexcept {
@@ -469,7 +471,12 @@ std::atomic<job_header*>* push_job_slow(job_header* slot_value, job_header* j) {
   worker& w = *tls_worker;
   w.deque_.push_private(slot_value);
   std::atomic<job_header*>* const slot = w.deque_.newest_slot();
-  if (w.deque_.publish_requested()) on_new_job(w, j);
+  if (w.deque_.publish_requested()) {  // j's slot holds its private form: publish shares it
+    if (w.trace_ != nullptr) [[unlikely]]
+      traced_new_job(w, j, 0);
+    else
+      publish_and_notify(w, 0);
+  }
   return slot;
 }
 

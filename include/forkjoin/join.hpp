@@ -26,8 +26,14 @@ namespace detail {
 // (a lambda written in the call, as in fib); anything else by reference, so that g's
 // state changes where the caller can see them.
 template <class X>
-inline constexpr bool k_branch_by_value = !std::is_reference_v<X> && std::is_trivially_copyable_v<X> &&
-                                          sizeof(X) <= 2 * sizeof(void*) && std::is_invocable_v<const X&>;
+constexpr bool branch_by_value() {
+  if constexpr (std::is_reference_v<X> || std::is_function_v<X> || !std::is_trivially_copyable_v<X>)
+    return false;  // tested first, so that sizeof never sees a function type
+  else
+    return sizeof(X) <= 2 * sizeof(void*) && std::is_invocable_v<const X&>;
+}
+template <class X>
+inline constexpr bool k_branch_by_value = branch_by_value<X>();
 template <class X>
 using held_branch = std::conditional_t<k_branch_by_value<X>, std::remove_cv_t<X>, X&>;
 

@@ -109,11 +109,14 @@ class chase_lev_deque {
 
   // Owner thread only. Makes every private element stealable.
   // `keep`: request bits to leave set (the caller keeps *asked* while workers are idle).
-  void publish(std::uint8_t keep = 0) noexcept {
+  // `plain_newest`: how many of the newest elements the caller pushed as themselves (0 or
+  // 1), which [P-DEQUE Share] then need not look at: a task_group child's publication
+  // scans nothing when the rest of the deque is public already.
+  void publish(std::uint8_t keep = 0, std::int64_t plain_newest = 0) noexcept {
     const std::int64_t h = head();
-    if constexpr (Share::k_rewrites) share_private(h);  // [P-DEQUE Share] before P3 publishes the slots
-    release_fence();                                    // [P-DEQUE P3] publishes slots and ring; pairs with S3
-    bottom_.store(h, k_fenced_store);                   // [P-DEQUE P4] release under TSan; pairs with S3
+    if constexpr (Share::k_rewrites) share_private(h - plain_newest);  // [P-DEQUE Share] before P3 publishes the slots
+    release_fence();                   // [P-DEQUE P3] publishes slots and ring; pairs with S3
+    bottom_.store(h, k_fenced_store);  // [P-DEQUE P4] release under TSan; pairs with S3
     if (publish_request_.load(std::memory_order_relaxed) != keep)
       publish_request_.store(keep, std::memory_order_relaxed);  // [P-DEQUE X2] request served
   }
@@ -128,6 +131,13 @@ class chase_lev_deque {
   T pop() noexcept {
     const std::int64_t h = head();
     if (h > bottom_.load(std::memory_order_relaxed)) {  // private part non-empty: no thief can see it
+      // The new end is the popped slot, in next_'s lap; at a lap's first two slots set_head
+      // names the end as it does everywhere (a lap's start from the lap before, for
+      // Reclaim, and then the end is not the popped slot).
+      if (next_ > slots_ + 1) [[likely]] {
+        --next_;
+        return Share::shared(next_->load(std::memory_order_relaxed));  // [P-DEQUE Share]
+      }
       set_head(h - 1);
       return Share::shared(slots_[(h - 1) & mask_].load(std::memory_order_relaxed));  // [P-DEQUE Share]
     }
@@ -266,12 +276,12 @@ class chase_lev_deque {
     return {steal_result::success, x, tag};
   }
 
-  // [P-DEQUE Share] the private part [bottom, h) is about to be published: each element
+  // [P-DEQUE Share] the private part [bottom, end) is about to be published: each element
   // leaves it in its shared form, written back to its slot (relaxed: P3's fence publishes
   // it). Inline and without a call: a call here would cost publish's callers saved
   // registers on every publication.
-  void share_private(std::int64_t h) noexcept {
-    for (std::int64_t i = bottom_.load(std::memory_order_relaxed); i < h; ++i) {
+  void share_private(std::int64_t end) noexcept {
+    for (std::int64_t i = bottom_.load(std::memory_order_relaxed); i < end; ++i) {
       std::atomic<T>& slot = slots_[i & mask_];
       const T x = slot.load(std::memory_order_relaxed);
       const T y = Share::shared(x);

@@ -145,13 +145,14 @@ inline thread_local worker* tls_worker = nullptr;
 
 // Cold entry points of the compiled runtime.
 void on_new_internal_work(worker& w) noexcept;  // [P-POST] publish, wake one if nobody searches
-// on_new_internal_work for the job j just pushed: also records its spawn when tracing
-// ([P-TRACE Join]). on_new_split: the same for a loop split (join_published).
+// on_new_internal_work for the job j just pushed as itself (not in a private form): also
+// records its spawn when tracing ([P-TRACE Join]). on_new_split: the same for a loop split
+// (join_published), pushed in its private form.
 void on_new_job(worker& w, job_header* j) noexcept;
 void on_new_split(worker& w, job_header* j) noexcept;
 // push_job's slow path, on tls_worker: returns the slot written (before any publication).
 std::atomic<job_header*>* push_job_slow(job_header* slot_value, job_header* j);
-void wake_worker(worker& w) noexcept;                       // wake w if it sleeps (a latch it waits on is set)
+void wake_worker(worker& w) noexcept;  // wake w if it sleeps (a latch it waits on is set)
 
 // Owner thread only. Push a job the current thread will eventually run itself if nobody
 // steals it: no fence, no read-modify-write, and a wake-up only when [INV-WAKE] asks for one.
