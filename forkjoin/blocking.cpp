@@ -118,7 +118,7 @@ worker_slot* pool_impl::new_spare_slot() noexcept {
   // its track in the trace; the thread's creation orders the pointer before the spare reads it
   if (observer_) s->trace_ = observer_->add_ring("spare " + std::to_string(k));
   // [P-TRACE Join] a traced slot's pushes all take the slow path that records them
-  if (s->trace_ != nullptr) s->deque_.request_publication(chase_lev_deque<job_header*>::k_traced);
+  if (s->trace_ != nullptr) s->deque_.request_publication(job_deque::k_traced);
   spare_slots_[k].store(s, std::memory_order_relaxed);
   spare_high_.store(k + 1, std::memory_order_release);  // [P-BLOCK Spare] pairs with spare_slot_count()'s acquire
   return s;
