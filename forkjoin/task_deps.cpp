@@ -274,8 +274,8 @@ void push_ready(pool_impl& p, job_header* j) noexcept {
   worker* w = tls_worker;
   if (w != nullptr && w->pool_ == &p) {
     try {
-      w->deque_.push_private(j);  // published at once, as every task_group child
-      on_new_internal_work(*w);
+      w->deque_.push_private(j);  // pushed as itself, published at once as every task_group child
+      on_new_job(*w, j);          // records its spawn when tracing [P-TRACE Join]
       return;
     } catch (...) {  // the deque could not grow: the injector cannot fail
     }
