@@ -150,7 +150,7 @@ class pool_impl final : private work_monitor {
   alignas(k_cache_line) std::atomic<bool> shutdown_{false};
   std::uint32_t fork_generation_ = 0;  // [P-FORK] the process generation that owns the threads
   bool budgeted_ = false;              // [P-BUDGET] its threads share the process's CPU budget
-  bool oversubscribed_ = false;        // [P-SLEEP Window] outside the budget, more threads than CPUs
+  bool oversubscribed_ = false;        // [P-SLEEP Window] more threads than the CPUs it may run on
   std::mutex external_slot_;           // held by the external thread bound to slot 0
   injector injector_;
   std::unique_ptr<observer> observer_;  // trace rings and FORKJOIN_STATS; null when neither is on

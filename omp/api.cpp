@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
+#include "api.hpp"
 #include "internal.hpp"
 
 using namespace forkjoin::omp;
@@ -113,22 +115,20 @@ FORKJOIN_OMP_EXPORT int omp_pause_resource_all(int) { return -1; }
 
 // ---- small GOMP helpers that are not constructs ------------------------------------------
 
-// msglen == (size_t)-1: msg is NUL-terminated
-FORKJOIN_OMP_EXPORT void GOMP_warning(const char* msg, std::size_t msglen) {
-  if (msg == nullptr)
-    std::fprintf(stderr, "forkjoin-omp: warning: 'omp error' encountered\n");
-  else if (msglen == static_cast<std::size_t>(-1))
-    std::fprintf(stderr, "forkjoin-omp: warning: %s\n", msg);
-  else
-    std::fprintf(stderr, "forkjoin-omp: warning: %.*s\n", static_cast<int>(msglen), msg);
+// `omp error at(execution)`: libgomp's words exactly (an empty line, then "libgomp: ..."), as
+// programs and libgomp's own tests match them. msglen == (size_t)-1: msg is NUL-terminated;
+// Fortran passes its length.
+namespace {
+void error_directive(const char* severity, const char* msg, std::size_t msglen) {
+  std::string line = std::string("\nlibgomp: ") + severity + "error directive encountered";
+  if (msg != nullptr)
+    line += ": " + (msglen == static_cast<std::size_t>(-1) ? std::string(msg) : std::string(msg, msglen));
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stderr);
 }
+}  // namespace
+FORKJOIN_OMP_EXPORT void GOMP_warning(const char* msg, std::size_t msglen) { error_directive("", msg, msglen); }
 FORKJOIN_OMP_EXPORT void GOMP_error(const void* msg, std::size_t msglen) {
-  const char* m = static_cast<const char*>(msg);
-  if (m == nullptr)
-    std::fprintf(stderr, "forkjoin-omp: fatal error: 'omp error' encountered\n");
-  else if (msglen == static_cast<std::size_t>(-1))
-    std::fprintf(stderr, "forkjoin-omp: fatal error: %s\n", m);
-  else
-    std::fprintf(stderr, "forkjoin-omp: fatal error: %.*s\n", static_cast<int>(msglen), m);
+  error_directive("fatal error: ", static_cast<const char*>(msg), msglen);
   std::exit(EXIT_FAILURE);
 }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "forkjoin/detail/atomic.hpp"
@@ -72,11 +73,15 @@ struct global_config {
   unsigned num_procs = 1;
   bool cancellation = false;
   int max_task_priority = 0;
-  bool passive_wait = false;             // OMP_WAIT_POLICY=passive: park without spinning
-  std::vector<unsigned> bind_list;       // OMP_PROC_BIND per level (index = level - 1), when a list
-  bool proc_bind_set = false;            // OMP_PROC_BIND was given (and valid)
-  std::vector<std::vector<int>> places;  // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
-  int display_env = 0;                   // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
+  bool passive_wait = false;               // OMP_WAIT_POLICY=passive: park without spinning
+  std::vector<unsigned> bind_list;         // OMP_PROC_BIND per level (index = level - 1), when a list
+  bool proc_bind_set = false;              // OMP_PROC_BIND was given (and valid)
+  std::vector<std::vector<int>> places;    // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
+  int display_env = 0;                     // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
+  unsigned default_device = 0;             // OMP_DEFAULT_DEVICE (checked and shown; the host is the only device)
+  std::string target_offload = "DEFAULT";  // OMP_TARGET_OFFLOAD (checked and shown; nothing is offloaded)
+  bool display_affinity = false;           // OMP_DISPLAY_AFFINITY
+  std::string affinity_format;             // OMP_AFFINITY_FORMAT, else default_affinity_format()
 };
 const global_config& config() noexcept;
 // The predefined allocators' names, index = handle (alloc.cpp).
@@ -92,6 +97,26 @@ std::vector<int> usable_cpus();                    // places.cpp: the CPUs the p
 void read_proc_bind(global_config& c);             // places.cpp
 void read_places(global_config& c);                // places.cpp, after read_proc_bind
 void display_environment(const global_config& c);  // display_env.cpp: OMP_DISPLAY_ENV's report
+
+// ---- affinity display (affinity.cpp) -----------------------------------------------------
+
+const char* default_affinity_format() noexcept;
+bool valid_affinity_format(const char* format, std::string& error);  // error: why not
+void set_affinity_format(const char* format, std::size_t length);
+// `fortran`: the result is blank-padded to size without a terminator (Fortran's character
+// arguments); else NUL-terminated within size. Both return the full length.
+std::size_t get_affinity_format(char* buffer, std::size_t size, bool fortran);
+std::size_t capture_affinity(char* buffer, std::size_t size, const char* format, bool fortran);
+void display_affinity(const char* format);  // format null or empty: the affinity-format-var
+// OMP_DISPLAY_AFFINITY, set once with the configuration; start_turn calls show_affinity, which
+// prints the calling thread's line when it differs from the last one it printed.
+extern std::atomic<bool> g_display_affinity;
+void show_affinity_slow() noexcept;
+inline void show_affinity() noexcept {
+  // relaxed: a flag written once while the configuration is read, before any region
+  if (g_display_affinity.load(std::memory_order_relaxed)) [[unlikely]]
+    show_affinity_slow();
+}
 
 // ---- waiting ([P-OMP Wait]) --------------------------------------------------------------
 

@@ -3,6 +3,9 @@
 // owned by the task that set them, as OpenMP specifies. [P-OMP Lock]
 #include "lock.hpp"
 
+#include <type_traits>
+
+#include "api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -27,37 +30,15 @@ void mutex_unlock_slow(std::uint32_t* word) noexcept {
 }
 
 namespace {
-struct nest_lock {
-  std::uint32_t word;
-  int depth;
-  void* owner;
-};
-
-void* current_owner() noexcept { return self().cur_task; }
 std::atomic_ref<void*> owner_of(nest_lock* l) noexcept { return std::atomic_ref<void*>(l->owner); }
 }  // namespace
-}  // namespace forkjoin::omp
 
-using namespace forkjoin::omp;
-
-static_assert(sizeof(forkjoin::omp::nest_lock) == 16);
-
-FORKJOIN_OMP_EXPORT void omp_init_lock(std::uint32_t* l) { *l = 0; }
-FORKJOIN_OMP_EXPORT void omp_init_lock_with_hint(std::uint32_t* l, int) { *l = 0; }
-FORKJOIN_OMP_EXPORT void omp_destroy_lock(std::uint32_t*) {}
-FORKJOIN_OMP_EXPORT void omp_set_lock(std::uint32_t* l) { mutex_lock(l); }
-FORKJOIN_OMP_EXPORT void omp_unset_lock(std::uint32_t* l) { mutex_unlock(l); }
-FORKJOIN_OMP_EXPORT int omp_test_lock(std::uint32_t* l) { return mutex_try_lock(l) ? 1 : 0; }
-
-FORKJOIN_OMP_EXPORT void omp_init_nest_lock(nest_lock* l) {
+void nest_init(nest_lock* l) noexcept {
   l->word = 0;
   l->depth = 0;
   l->owner = nullptr;
 }
-FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint(nest_lock* l, int) { omp_init_nest_lock(l); }
-FORKJOIN_OMP_EXPORT void omp_destroy_nest_lock(nest_lock*) {}
-FORKJOIN_OMP_EXPORT void omp_set_nest_lock(nest_lock* l) {
-  void* me = current_owner();
+void nest_set(nest_lock* l, void* me) noexcept {
   // only the owner itself can have stored `me`, so a relaxed read suffices to recognise it
   if (owner_of(l).load(std::memory_order_relaxed) != me) {
     mutex_lock(&l->word);
@@ -65,17 +46,51 @@ FORKJOIN_OMP_EXPORT void omp_set_nest_lock(nest_lock* l) {
   }
   ++l->depth;
 }
-FORKJOIN_OMP_EXPORT void omp_unset_nest_lock(nest_lock* l) {
+void nest_unset(nest_lock* l) noexcept {
   if (--l->depth == 0) {
     owner_of(l).store(nullptr, std::memory_order_relaxed);
     mutex_unlock(&l->word);
   }
 }
-FORKJOIN_OMP_EXPORT int omp_test_nest_lock(nest_lock* l) {
-  void* me = current_owner();
+int nest_test(nest_lock* l, void* me) noexcept {
   if (owner_of(l).load(std::memory_order_relaxed) != me) {
     if (!mutex_try_lock(&l->word)) return 0;
     owner_of(l).store(me, std::memory_order_relaxed);
   }
   return ++l->depth;
 }
+}  // namespace forkjoin::omp
+
+using namespace forkjoin::omp;
+
+static_assert(sizeof(forkjoin::omp::nest_lock) == 16);
+
+namespace {
+void* current_task() noexcept { return self().cur_task; }  // OpenMP 3.0 on: tasks own nest locks
+}  // namespace
+
+// The lock routines exist in two versions, as in libgomp: OMP_3.0 (the default, defined here)
+// and OMP_1.0 for binaries of gcc < 4.4 (lock_compat.cpp), both given by FORKJOIN_OMP_SYMVER.
+// api.hpp's declarations (omp_init_lock, ...) bind to the default ones, as the checks below
+// keep them in step.
+#define FJ_OMP_3_0(name, impl, ret, params)                                                \
+  FORKJOIN_OMP_EXPORT ret impl params;                                                     \
+  FORKJOIN_OMP_SYMVER(impl, #name "@@OMP_3.0");                                            \
+  static_assert(std::is_same_v<decltype(&(impl)), decltype(&(name))>, #impl " is " #name); \
+  ret impl params
+
+FJ_OMP_3_0(omp_init_lock, forkjoin_omp_init_lock, void, (std::uint32_t * l)) { *l = 0; }
+FJ_OMP_3_0(omp_destroy_lock, forkjoin_omp_destroy_lock, void, (std::uint32_t*)) {}
+FJ_OMP_3_0(omp_set_lock, forkjoin_omp_set_lock, void, (std::uint32_t * l)) { mutex_lock(l); }
+FJ_OMP_3_0(omp_unset_lock, forkjoin_omp_unset_lock, void, (std::uint32_t * l)) { mutex_unlock(l); }
+FJ_OMP_3_0(omp_test_lock, forkjoin_omp_test_lock, int, (std::uint32_t * l)) { return mutex_try_lock(l) ? 1 : 0; }
+FJ_OMP_3_0(omp_init_nest_lock, forkjoin_omp_init_nest_lock, void, (nest_lock * l)) { nest_init(l); }
+FJ_OMP_3_0(omp_destroy_nest_lock, forkjoin_omp_destroy_nest_lock, void, (nest_lock*)) {}
+FJ_OMP_3_0(omp_set_nest_lock, forkjoin_omp_set_nest_lock, void, (nest_lock * l)) { nest_set(l, current_task()); }
+FJ_OMP_3_0(omp_unset_nest_lock, forkjoin_omp_unset_nest_lock, void, (nest_lock * l)) { nest_unset(l); }
+FJ_OMP_3_0(omp_test_nest_lock, forkjoin_omp_test_nest_lock, int, (nest_lock * l)) {
+  return nest_test(l, current_task());
+}
+
+FORKJOIN_OMP_EXPORT void omp_init_lock_with_hint(std::uint32_t* l, int) { *l = 0; }
+FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint(nest_lock* l, int) { nest_init(l); }

@@ -6,7 +6,27 @@
 #include <atomic>
 #include <cstdint>
 
+// Exports the function `impl` as the symbol `versioned` ("name@@NODE": the default version,
+// "name@NODE": an older one). The lock routines exist in two versions, as in libgomp, and a
+// name in two version nodes takes neither from the version script. (An assembler directive:
+// clang 14 has no symver attribute.)
+#define FORKJOIN_OMP_SYMVER(impl, versioned) __asm__(".symver " #impl ", " versioned)
+
 namespace forkjoin::omp {
+
+// omp_nest_lock_t (16 bytes, as libgomp's): the mutex word, the depth, and the owning task.
+struct nest_lock {
+  std::uint32_t word;
+  int depth;
+  void* owner;
+};
+
+// The nest lock protocol on top of the mutex, for an owner that the caller names: the current
+// task (omp_*_nest_lock) or the calling thread (the OpenMP 2.5 forms, lock_compat.cpp).
+void nest_init(nest_lock* l) noexcept;
+void nest_set(nest_lock* l, void* owner) noexcept;
+void nest_unset(nest_lock* l) noexcept;
+int nest_test(nest_lock* l, void* owner) noexcept;  // the new depth, 0 when another owner holds it
 
 inline bool mutex_try_lock(std::uint32_t* word) noexcept {
   std::uint32_t expected = 0;

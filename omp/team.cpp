@@ -148,6 +148,7 @@ void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
   ts.have_chunk = false;
   ts.single_index = 0;
   bind_team_thread(t, id);  // [P-OMP Bind] B3
+  show_affinity();          // OMP_DISPLAY_AFFINITY, after the binding it shows
   trace_turn_begin(t, id);  // [P-TRACE] the turn's span
 }
 

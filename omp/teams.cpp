@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {

@@ -118,7 +118,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else (QUICK_SIZES if a.quick else SIZES)
-    rounds, round_ms = (3, 2) if a.quick else (7, 20)
+    rounds, round_ms = (3, 2) if a.quick else (7, 10)
     configs = [(lib, s, m, n) for (lib, s, m) in rows(a.quick, a.busy) for n in sizes]
 
     neighbour = None

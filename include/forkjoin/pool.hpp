@@ -24,8 +24,8 @@ namespace forkjoin {
 /// Construction options for a pool. Every field has a usable default.
 struct pool_options {
   /// Threads that work, counting the external thread inside pool::run. 0 = default:
-  /// default_concurrency() (the affinity mask, the cgroup CPU quota and FORKJOIN_NUM_THREADS /
-  /// OMP_NUM_THREADS, whichever is smallest). Values above k_max_threads are clamped to it.
+  /// default_concurrency() (FORKJOIN_NUM_THREADS / OMP_NUM_THREADS when set, else the smaller
+  /// of the affinity mask and the cgroup CPU quota). Values above k_max_threads are clamped to it.
   /// A pool shares the process's CPU budget unless this is set explicitly above the budget's
   /// size (DESIGN.md [P-BUDGET]).
   std::size_t num_threads = 0;
@@ -41,7 +41,7 @@ struct pool_options {
   /// The longest an idle worker spins before it parks (see spin_time). Bounds the CPU an
   /// idle pool burns after a burst of work: at most this much per worker that searches.
   std::chrono::nanoseconds max_spin_time = std::chrono::microseconds(100);
-  /// Only for a pool sized explicitly above the CPUs it may use (oversubscribed): after
+  /// Only for a pool with more threads than the CPUs it may use (oversubscribed): after
   /// spin_time of spinning, an idle worker yields up to this many times (at most 1 ms of
   /// yields) before it parks, so that it hands the CPU to a thread that works.
   unsigned yield_rounds = 32;
