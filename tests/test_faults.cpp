@@ -234,8 +234,8 @@ TEST(Faults, AllocationFailureWhileSpawningChildren) {
 
 // Every allocation of spawning dependent children failed in turn (the group's dependency
 // table, a key's entry, room in a list of readers or successors): run throws std::bad_alloc
-// and the child was not spawned, its keys left as if it had never named them; the children
-// that were spawned run once each in their order, and the group keeps ordering later ones.
+// and the child was not spawned; the children that were spawned run once each in their
+// order, and the group keeps ordering later ones.
 TEST(Faults, AllocationFailureWhileSpawningDependentChildren) {
   fj::pool p(2);
   long k = 0;
