@@ -15,6 +15,10 @@
 #include "../forkjoin/mailbox.hpp"
 #include "internal.hpp"
 
+// libgcov's counter dump, defined only in a --coverage build (the coverage preset): fatal()
+// ends with abort(), which skips the exit handler that would write the counters.
+extern "C" void __gcov_dump() __attribute__((weak));
+
 namespace forkjoin::omp {
 
 // ---- diagnostics and waiting -------------------------------------------------------------
@@ -28,6 +32,7 @@ void unsupported(const char* construct) noexcept {
   }
   std::fprintf(stderr, "forkjoin-omp: %s is not supported\n", construct);
   std::fflush(stderr);
+  if (__gcov_dump != nullptr) __gcov_dump();
   std::abort();
 }
 
