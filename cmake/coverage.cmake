@@ -16,7 +16,10 @@ if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   message(FATAL_ERROR "FORKJOIN_COVERAGE needs g++ (gcov's counters), not ${CMAKE_CXX_COMPILER_ID}")
 endif()
 add_compile_options(--coverage -fprofile-update=atomic)
-add_link_options(--coverage)
+# --undefined pulls libgcov's __gcov_dump into every program and library: code that must end
+# without exit() (omp fatal()'s abort, a fork()ed test child's _exit) calls it through a weak
+# reference, which alone would not take it from the archive (it would stay null).
+add_link_options(--coverage -Wl,--undefined=__gcov_dump)
 
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
 find_program(FORKJOIN_GCOVR gcovr REQUIRED)
