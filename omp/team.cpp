@@ -15,9 +15,11 @@
 #include "../forkjoin/mailbox.hpp"
 #include "internal.hpp"
 
-// libgcov's counter dump, defined only in a --coverage build (the coverage preset): fatal()
-// ends with abort(), which skips the exit handler that would write the counters.
-extern "C" void __gcov_dump() __attribute__((weak));
+#if defined(FORKJOIN_COVERAGE_BUILD)
+// libgcov's counter dump (the coverage preset): fatal() and unsupported() end with abort(),
+// which skips the exit handler that would write the counters.
+extern "C" void __gcov_dump();
+#endif
 
 namespace forkjoin::omp {
 
@@ -32,13 +34,18 @@ void unsupported(const char* construct) noexcept {
   }
   std::fprintf(stderr, "forkjoin-omp: %s is not supported\n", construct);
   std::fflush(stderr);
-  if (__gcov_dump != nullptr) __gcov_dump();
+#if defined(FORKJOIN_COVERAGE_BUILD)
+  __gcov_dump();
+#endif
   std::abort();
 }
 
 void fatal(const char* message) noexcept {
   std::fprintf(stderr, "forkjoin-omp: %s\n", message);
   std::fflush(stderr);
+#if defined(FORKJOIN_COVERAGE_BUILD)
+  __gcov_dump();
+#endif
   std::abort();
 }
 

@@ -12,7 +12,9 @@
 #include <stdexcept>
 #include <string>
 
-extern "C" void __gcov_dump() __attribute__((weak));  // libgcov's, in a --coverage build
+#if defined(FORKJOIN_COVERAGE_BUILD)
+extern "C" void __gcov_dump();  // libgcov's (the coverage preset)
+#endif
 
 namespace forkjoin::test {
 
@@ -70,11 +72,12 @@ inline std::int64_t scaled(std::int64_t n, std::int64_t sanitizer_n) {
   return static_cast<std::int64_t>(static_cast<double>(under_sanitizer() ? sanitizer_n : n) * stress_scale());
 }
 
-// Ends a fork()ed child with _exit(code), having first written the counters of a --coverage
-// build: gcov writes them at exit(), which the child of a threaded process must not run
-// (without --coverage the symbol is absent and this is _exit alone).
+// Ends a fork()ed child with _exit(code), having first written the counters of the coverage
+// build: gcov writes them at exit(), which the child of a threaded process must not run.
 [[noreturn]] inline void exit_child(int code) {
-  if (__gcov_dump != nullptr) __gcov_dump();
+#if defined(FORKJOIN_COVERAGE_BUILD)
+  __gcov_dump();
+#endif
   _exit(code);
 }
 
