@@ -317,6 +317,7 @@ TEST(Blocking, IdleSpareRetiresWhileItsWorkerStillBlocks) {
   o.num_threads = 1;
   o.stack_size = std::size_t{2} << 20;
   fj::pool p(o);
+  std::thread([] {}).join();  // ThreadSanitizer starts a thread of its own at the first creation
   const int baseline = count_threads();
   std::atomic<int> ran{0}, where{-2};
   std::atomic<std::size_t> stack{0};
@@ -345,12 +346,15 @@ TEST(Blocking, IdleSpareRetiresWhileItsWorkerStillBlocks) {
   EXPECT_GE(where.load(), 1) << "the child did not run on a spare";
   EXPECT_TRUE(retired) << "the idle spare did not retire while its worker blocked";
   EXPECT_GE(stack.load(), o.stack_size);
-  EXPECT_LT(stack.load(), 2 * o.stack_size);
+  if (!fj::test::under_tsan()) {  // ThreadSanitizer gives every thread 8 MiB at least
+    EXPECT_LT(stack.load(), 2 * o.stack_size);
+  }
 }
 
 // A pool destroyed right after a blocking call: its destructor waits for the spare thread,
 // which may still be idling, to leave.
 TEST(Blocking, DestructorWaitsForIdleSpares) {
+  std::thread([] {}).join();  // ThreadSanitizer starts a thread of its own at the first creation
   const int before = count_threads();
   for (int round = 0; round < 20; ++round) {
     std::atomic<int> ran{0};
