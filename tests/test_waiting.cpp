@@ -346,7 +346,7 @@ TEST(Blocking, IdleSpareRetiresWhileItsWorkerStillBlocks) {
   EXPECT_GE(where.load(), 1) << "the child did not run on a spare";
   EXPECT_TRUE(retired) << "the idle spare did not retire while its worker blocked";
   EXPECT_GE(stack.load(), o.stack_size);
-  if (!fj::test::under_tsan()) {  // ThreadSanitizer gives every thread 8 MiB at least
+  if (!fj::test::under_sanitizer()) {  // the sanitizers give every thread 8 MiB at least
     EXPECT_LT(stack.load(), 2 * o.stack_size);
   }
 }
