@@ -128,9 +128,15 @@ pool_impl::pool_impl(const pool_options& options)
   threads_.reserve(n - 1);
   int error = 0;
   for (std::size_t i = 1; i < n && error == 0; ++i) {
-    auto start = std::make_unique<thread_start>(thread_start{this, slots_[i].get(),
-                                                             options_.thread_name_prefix + "-" + std::to_string(i),
-                                                             cpus.empty() ? -1 : cpus[i % cpus.size()]});
+    std::unique_ptr<thread_start> start;
+    try {
+      start = std::make_unique<thread_start>(thread_start{this, slots_[i].get(),
+                                                          options_.thread_name_prefix + "-" + std::to_string(i),
+                                                          cpus.empty() ? -1 : cpus[i % cpus.size()]});
+    } catch (const std::bad_alloc&) {  // threads may have started: stop them below, as for a refused thread
+      error = ENOMEM;
+      break;
+    }
     // [INV-COUNT] a worker starts counted as searching, as if just woken: pushers made
     // before it runs see an idle worker and publish [P-POST Publish], and it searches first.
     sleep_.start_searching_at_launch(slots_[i]->sleep_);

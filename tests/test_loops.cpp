@@ -562,6 +562,41 @@ TEST(Schedule, ParsesOpenMPSyntax) {
     EXPECT_THROW(fj::schedule::parse(bad), std::invalid_argument) << bad;
 }
 
+// Blanks and tabs around each part, any case, the kinds without a chunk (dynamic and guided
+// then take 1), and the errors named in the message.
+TEST(Schedule, ParsesEveryFormOfTheSyntax) {
+  EXPECT_EQ(fj::schedule::parse("\tdynamic\t"), fj::schedule::dynamic(1));
+  EXPECT_EQ(fj::schedule::parse("monotonic: Guided"), fj::schedule::guided(1));
+  EXPECT_EQ(fj::schedule::parse("NONMONOTONIC:dynamic,3"), fj::schedule::dynamic(3));
+  EXPECT_EQ(fj::schedule::parse("static, 16"), fj::schedule::static_(16));
+  EXPECT_EQ(fj::schedule::parse("auto,4"), fj::schedule::auto_(4));
+  const std::pair<const char*, const char*> bad[] = {{"monotonicx:static", "the modifier must be"},
+                                                     {"static:dynamic", "the modifier must be"},
+                                                     {"guided,x", "the chunk must be a positive integer"},
+                                                     {"sometimes,2", "the kind must be"}};
+  for (const auto& [text, why] : bad) {
+    try {
+      fj::schedule::parse(text);
+      ADD_FAILURE() << text << " parsed";
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::string("'") + text + "'"), std::string::npos) << what;
+      EXPECT_NE(what.find(why), std::string::npos) << what;
+    }
+  }
+}
+
+// An empty variable counts as unset.
+TEST(Schedule, EmptyVariablesAreUnset) {
+  ::setenv("FORKJOIN_SCHEDULE", "", 1);
+  ::setenv("OMP_SCHEDULE", "static,7", 1);
+  EXPECT_EQ(fj::schedule::runtime(), fj::schedule::static_(7));
+  ::setenv("OMP_SCHEDULE", "", 1);
+  EXPECT_EQ(fj::schedule::runtime(), fj::schedule::auto_());
+  ::unsetenv("FORKJOIN_SCHEDULE");
+  ::unsetenv("OMP_SCHEDULE");
+}
+
 TEST(Schedule, RuntimeReadsEnvironment) {
   ::setenv("OMP_SCHEDULE", "guided,5", 1);
   EXPECT_EQ(fj::schedule::runtime(), fj::schedule::guided(5));
