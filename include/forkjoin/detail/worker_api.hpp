@@ -53,15 +53,16 @@ class join_frame_base : public job_header {
   static constexpr std::uintptr_t k_private_bit = 1;  // set in a slot value: a frame's private form
 
   job_header* private_form() noexcept {
-    // + rather than |: the same bits (frames are aligned), one lea from the frame's address
-    return reinterpret_cast<job_header*>(reinterpret_cast<std::uintptr_t>(this) + k_private_bit);
+    // + rather than |: the same bits (frames are aligned), one lea from the frame's address;
+    // by pointer arithmetic, so the result keeps the frame's provenance (never dereferenced)
+    return reinterpret_cast<job_header*>(reinterpret_cast<char*>(this) + k_private_bit);
   }
   // The slot value x in its shared form; shares the frame first if x is a private form.
   static job_header* shared(job_header* x) noexcept {
     const auto bits = reinterpret_cast<std::uintptr_t>(x);
     if ((bits & k_private_bit) == 0) [[likely]]
       return x;
-    auto* frame = reinterpret_cast<join_frame_base*>(bits - k_private_bit);
+    auto* frame = reinterpret_cast<join_frame_base*>(reinterpret_cast<char*>(x) - k_private_bit);
     frame->share();
     return frame;
   }
