@@ -109,8 +109,11 @@ void wait_descendants(thread_state& ts, count_latch& latch) noexcept {
 namespace {
 thread_local thread_state* tls_state = nullptr;
 
+std::atomic<int> next_gtid{0};
+
 thread_state& make_self() {
   auto* ts = new thread_state;
+  ts->gtid = next_gtid.fetch_add(1, std::memory_order_relaxed);  // a number, nothing to publish
   auto* t = new team(1);
   t->implicit_tasks[0].icvs = config().initial;
   t->implicit_tasks[0].children.owner = ts;
@@ -193,6 +196,8 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
 }
 
 void adopt_self(thread_state& ts) noexcept { tls_state = &ts; }
+
+int thread_count() noexcept { return next_gtid.load(std::memory_order_relaxed); }
 
 thread_state& self() noexcept {
   thread_state* ts = tls_state;
