@@ -235,10 +235,60 @@ using namespace forkjoin::omp::kmpc;
   /* the end of an ordered loop's iteration: the ordered turn passes per chunk ([P-OMP Ordered]) */                   \
   FORKJOIN_OMP_EXPORT void __kmpc_dispatch_fini_##suffix(ident*, kmp_int32) {}
 
+// Intel's compilers: distribute and the loop in one call (the team's part, pupperD its upper
+// bound, then this thread's part of it), distribute alone, and a dispatched loop over the
+// team's part. *plast: this thread (team) runs the loop's last iteration.
+namespace {
+template <class T>
+void dist_static_init(kmp_int32 sched, kmp_int32* plast, T* plower, T* pupper, T* pupper_team,
+                      std::make_signed_t<T>* pstride, std::make_signed_t<T> incr, std::make_signed_t<T> chunk) {
+  kmp_int32 team_last = 0, thread_last = 0;
+  static_init<T>(k_distribute_static, &team_last, plower, pupper, pstride, incr, 0);
+  if (pupper_team != nullptr) *pupper_team = *pupper;
+  if (incr > 0 ? *pupper < *plower : *plower < *pupper) {  // this team has no iteration
+    if (plast != nullptr) *plast = 0;
+    return;
+  }
+  static_init<T>(sched, &thread_last, plower, pupper, pstride, incr, chunk);
+  if (plast != nullptr) *plast = team_last != 0 && thread_last != 0 ? 1 : 0;
+}
+
+template <class T>
+void dist_dispatch_init(kmp_int32 sched, kmp_int32* plast, T lb, T ub, std::make_signed_t<T> st,
+                        std::make_signed_t<T> chunk) {
+  std::make_signed_t<T> stride = 0;
+  kmp_int32 team_last = 0;
+  static_init<T>(k_distribute_static, &team_last, &lb, &ub, &stride, st, 0);
+  if (plast != nullptr) *plast = team_last;
+  dispatch_init<T>(sched, lb, ub, st, chunk);
+}
+}  // namespace
+
+#define FJ_KMPC_DIST(suffix, T)                                                                                        \
+  FORKJOIN_OMP_EXPORT void __kmpc_dist_for_static_init_##suffix(                                                       \
+      ident*, kmp_int32, kmp_int32 sched, kmp_int32* plast, T* plower, T* pupper, T* pupper_team,                      \
+      std::make_signed_t<T>* pstride, std::make_signed_t<T> incr, std::make_signed_t<T> chunk) {                       \
+    dist_static_init<T>(sched, plast, plower, pupper, pupper_team, pstride, incr, chunk);                              \
+  }                                                                                                                    \
+  FORKJOIN_OMP_EXPORT void __kmpc_team_static_init_##suffix(ident*, kmp_int32, kmp_int32* plast, T* plower, T* pupper, \
+                                                            std::make_signed_t<T>* pstride,                            \
+                                                            std::make_signed_t<T> incr, std::make_signed_t<T> chunk) { \
+    static_init<T>(k_distribute_static_chunked, plast, plower, pupper, pstride, incr, chunk < 1 ? 1 : chunk);          \
+  }                                                                                                                    \
+  FORKJOIN_OMP_EXPORT void __kmpc_dist_dispatch_init_##suffix(ident*, kmp_int32, kmp_int32 sched, kmp_int32* plast,    \
+                                                              T lb, T ub, std::make_signed_t<T> st,                    \
+                                                              std::make_signed_t<T> chunk) {                           \
+    dist_dispatch_init<T>(sched, plast, lb, ub, st, chunk);                                                            \
+  }
+
 FJ_KMPC_LOOP(4, kmp_int32)
 FJ_KMPC_LOOP(4u, kmp_uint32)
 FJ_KMPC_LOOP(8, kmp_int64)
 FJ_KMPC_LOOP(8u, kmp_uint64)
+FJ_KMPC_DIST(4, kmp_int32)
+FJ_KMPC_DIST(4u, kmp_uint32)
+FJ_KMPC_DIST(8, kmp_int64)
+FJ_KMPC_DIST(8u, kmp_uint64)
 
 FORKJOIN_OMP_EXPORT void __kmpc_for_static_fini(ident*, kmp_int32) {}
 FORKJOIN_OMP_EXPORT void __kmpc_distribute_static_fini(ident*, kmp_int32) {}

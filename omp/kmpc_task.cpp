@@ -338,3 +338,14 @@ FORKJOIN_OMP_EXPORT void __kmpc_taskloop_5(ident*, kmp_int32 gtid, kmp_task* pat
                                            int modifier, void* task_dup) {
   taskloop(gtid, pattern, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup);
 }
+
+// Proxy tasks (libomptarget's target nowait on devices) and the pre-OpenMP 4 task parts API:
+// not provided; a call stops the program instead of running wrong.
+FORKJOIN_OMP_EXPORT kmp_int32 __kmpc_omp_task_parts(ident*, kmp_int32, kmp_task*) {
+  unsupported("__kmpc_omp_task_parts");
+}
+FORKJOIN_OMP_EXPORT void __kmpc_proxy_task_completed(kmp_int32, kmp_task*) {
+  unsupported("__kmpc_proxy_task_completed");
+}
+FORKJOIN_OMP_EXPORT void __kmpc_proxy_task_completed_ooo(kmp_task*) { unsupported("__kmpc_proxy_task_completed_ooo"); }
+FORKJOIN_OMP_EXPORT int __kmpc_invoke_task_func(int) { unsupported("__kmpc_invoke_task_func"); }

@@ -6,7 +6,8 @@
 # CMakeLists.txt of this directory; clang is not the build's compiler, so the programs are
 # built by custom commands. Registered when clang-14 and libomp's omp.h are found.
 find_program(FORKJOIN_OMP_CLANG NAMES clang-14)
-if(NOT FORKJOIN_OMP_CLANG)
+find_program(FORKJOIN_OMP_CLANGXX NAMES clang++-14)
+if(NOT FORKJOIN_OMP_CLANG OR NOT FORKJOIN_OMP_CLANGXX)
   message(STATUS "tests/omp: the clang (KMPC) tests are skipped: clang-14 not found")
   return()
 endif()
@@ -39,31 +40,40 @@ elseif("thread" IN_LIST FORKJOIN_SANITIZE)
 endif()
 set(_kmpc_outputs "")
 
-# forkjoin_omp_clang_program(NAME SOURCE LINK [FLAGS...]): clang-compiles SOURCE into
-# ${_kmpc_dir}/NAME; LINK is "forkjoin" (linked against libforkjoin-omp, never libomp) or
-# "libomp" (clang -fopenmp's ordinary link).
+# forkjoin_omp_clang_program(NAME SOURCE LINK [FLAGS...]): clang-compiles SOURCE (once per
+# NAME's stem, NAME without a "_libomp" suffix) and links ${_kmpc_dir}/NAME; LINK is "forkjoin"
+# (against libforkjoin-omp, never libomp) or "libomp" (clang -fopenmp's ordinary link).
 function(forkjoin_omp_clang_program name source link)
+  string(REGEX REPLACE "_libomp$" "" stem ${name})
   set(out ${_kmpc_dir}/${name})
-  set(obj ${_kmpc_dir}/${name}.o)
+  set(obj ${_kmpc_dir}/${stem}.o)
+  set(cc ${FORKJOIN_OMP_CLANG})
+  if(source MATCHES "[.]cpp$")
+    set(cc ${FORKJOIN_OMP_CLANGXX})
+  endif()
+  get_property(compiled GLOBAL PROPERTY _forkjoin_kmpc_${stem} SET)
+  if(NOT compiled)
+    set_property(GLOBAL PROPERTY _forkjoin_kmpc_${stem} 1)
+    add_custom_command(OUTPUT ${obj}
+      COMMAND ${cc} ${_kmpc_cflags} ${ARGN} -c ${source} -o ${obj}
+      DEPENDS ${source} ${CMAKE_CURRENT_SOURCE_DIR}/check.h
+      COMMENT "clang-14 -fopenmp -c ${stem}" VERBATIM)
+  endif()
   if(link STREQUAL "forkjoin")
-    set(link_cmd ${FORKJOIN_OMP_CLANG} -Wl,--no-as-needed ${_kmpc_san_libs} -Wl,--as-needed ${obj} -o ${out}
+    set(link_cmd ${cc} -Wl,--no-as-needed ${_kmpc_san_libs} -Wl,--as-needed ${obj} -o ${out}
                  $<TARGET_FILE:forkjoin_omp> -Wl,-rpath,$<TARGET_FILE_DIR:forkjoin_omp> -latomic -lm -lpthread)
     set(deps forkjoin_omp)
   else()
-    set(link_cmd ${FORKJOIN_OMP_CLANG} -fopenmp ${obj} -o ${out} -latomic -lm -lpthread)
+    set(link_cmd ${cc} -fopenmp ${obj} -o ${out} -latomic -lm -lpthread)
     set(deps "")
   endif()
-  add_custom_command(OUTPUT ${out}
-    COMMAND ${FORKJOIN_OMP_CLANG} ${_kmpc_cflags} ${ARGN} -c ${source} -o ${obj}
-    COMMAND ${link_cmd}
-    DEPENDS ${source} ${CMAKE_CURRENT_SOURCE_DIR}/check.h ${deps}
-    COMMENT "clang-14 -fopenmp ${name}" VERBATIM)
+  add_custom_command(OUTPUT ${out} COMMAND ${link_cmd} DEPENDS ${obj} ${deps} COMMENT "link ${name}" VERBATIM)
   set(_kmpc_outputs ${_kmpc_outputs} ${out} PARENT_SCOPE)
 endfunction()
 
 # The construct programs of this directory that are compiler-neutral C, and the KMPC ones.
 set(FORKJOIN_OMP_CLANG_TESTS parallel nested loops loops_ull ordered single critical sections barrier tasks taskloop
-    depend locks api cancel task_reduction doacross detach kmpc_constructs kmpc_tasks kmpc_teams kmpc_args)
+    depend locks api cancel task_reduction doacross detach kmpc_constructs kmpc_tasks kmpc_teams kmpc_args kmpc_atomic)
 # not scan.c: clang 14 leaves the original of a parallel for reduction(inscan, ...) without its final
 # value, on libomp as here
 if(NOT FORKJOIN_SANITIZE)
@@ -90,13 +100,17 @@ foreach(sched static static,3 guided,2 dynamic,4)
                          ENVIRONMENT "OMP_NUM_THREADS=3;OMP_SCHEDULE=${sched}" TIMEOUT 60 LABELS "omp;kmpc")
   endforeach()
 endforeach()
-# threadprivate without TLS: __kmpc_threadprivate_cached
+# threadprivate without TLS (__kmpc_threadprivate_cached, _register for C++ objects), and C++
+# objects in tasks (destructor thunks, task_dup)
 forkjoin_omp_clang_program(omp_kmpc_threadprivate_clang ${CMAKE_CURRENT_SOURCE_DIR}/kmpc_threadprivate.c forkjoin
                            -fnoopenmp-use-tls)
-foreach(n 1 3 8)
-  add_test(NAME omp_kmpc_threadprivate_clang_${n} COMMAND ${_kmpc_dir}/omp_kmpc_threadprivate_clang)
-  set_tests_properties(omp_kmpc_threadprivate_clang_${n} PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=${n}" TIMEOUT 60
-                       LABELS "omp;kmpc")
+forkjoin_omp_clang_program(omp_kmpc_cxx_clang ${CMAKE_CURRENT_SOURCE_DIR}/kmpc_cxx.cpp forkjoin -fnoopenmp-use-tls)
+foreach(name kmpc_threadprivate kmpc_cxx)
+  foreach(n 1 3 8)
+    add_test(NAME omp_${name}_clang_${n} COMMAND ${_kmpc_dir}/omp_${name}_clang)
+    set_tests_properties(omp_${name}_clang_${n} PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=${n}" TIMEOUT 60
+                         LABELS "omp;kmpc")
+  endforeach()
 endforeach()
 
 # Linked form: every OpenMP symbol of a clang program binds to libforkjoin-omp.
