@@ -2,7 +2,9 @@
    atomic (clang 14 emits native atomics instead), called directly: concurrent updates of
    every size class (CAS on 1, 2, 4, 8 bytes; the lock for long double and complex double and
    long double), captures before and after, reverse forms, mixed types, read/write/swap,
-   compare-and-swap and the generic sized forms, each against its serial meaning. */
+   compare-and-swap and the generic sized forms, each against its serial meaning. Also the
+   reduction entry points in the method for code without the atomic path (clang always emits
+   it): every thread combines, one at a time. */
 #include <complex.h>
 #include <omp.h>
 #include <stdbool.h>
@@ -38,8 +40,16 @@ void __kmpc_atomic_4(ident*, int, void*, void*, void (*)(void*, void*, void*));
 void __kmpc_atomic_16(ident*, int, void*, void*, void (*)(void*, void*, void*));
 void __kmpc_atomic_start(void);
 void __kmpc_atomic_end(void);
+struct ident {
+  int reserved_1, flags, reserved_2, reserved_3;
+  const char* psource;
+};
+int __kmpc_reduce_nowait(ident*, int, int, size_t, void*, void (*)(void*, void*), int (*)[8]);
+void __kmpc_end_reduce_nowait(ident*, int, int (*)[8]);
+int __kmpc_reduce(ident*, int, int, size_t, void*, void (*)(void*, void*), int (*)[8]);
+void __kmpc_end_reduce(ident*, int, int (*)[8]);
 
-#define ROUNDS 2000
+#define ROUNDS 20000
 
 static void add_float(void* out, void* a, void* b) { *(float*)out = *(float*)a + *(float*)b; }
 static void add_pair(void* out, void* a, void* b) {
@@ -50,7 +60,54 @@ static void add_pair(void* out, void* a, void* b) {
   ((int64_t*)out)[1] = r[1];
 }
 
+static void no_combine(void* a, void* b) {
+  (void)a;
+  (void)b;
+}
+
+/* __kmpc_reduce without the atomic flag: 1 (combine here, then end) for every thread, never
+   two at once; the blocking form's end is a barrier */
+static void reduce_methods(void) {
+  static ident plain = {0, 2, 0, 0, ";unknown;unknown;0;0;;"};
+  static int lock_name[8];
+  long combined = 0, after_barrier_bad = 0;
+  int inside = 0, overlap = 0, wrong = 0, team = 1;
+#pragma omp parallel reduction(+ : after_barrier_bad)
+  {
+#pragma omp single
+    team = omp_get_num_threads();
+    long mine = 1;
+    for (int k = 0; k < 2000; ++k) {
+      void* data[1] = {&mine};
+      int r = __kmpc_reduce_nowait(&plain, 0, 1, sizeof data, data, no_combine, &lock_name);
+      if (r != 1) {
+#pragma omp atomic
+        wrong++;
+        continue;
+      }
+      if (__atomic_fetch_add(&inside, 1, __ATOMIC_RELAXED) != 0) __atomic_fetch_add(&overlap, 1, __ATOMIC_RELAXED);
+      volatile long* c = &combined; /* a read-modify-write with a window that only the lock closes */
+      long v = *c;
+      for (volatile int d = 0; d < 2000; ++d) {
+      }
+      *c = v + mine;
+      __atomic_fetch_sub(&inside, 1, __ATOMIC_RELAXED);
+      __kmpc_end_reduce_nowait(&plain, 0, &lock_name);
+    }
+    void* data[1] = {&mine};
+    if (__kmpc_reduce(&plain, 0, 1, sizeof data, data, no_combine, &lock_name) == 1) {
+      combined += 1000;
+      __kmpc_end_reduce(&plain, 0, &lock_name);
+    }
+    if (combined != 2000L * team + 1000L * team) after_barrier_bad++; /* every combine visible */
+  }
+  CHECK(wrong == 0 && overlap == 0);
+  CHECK(combined == 2000L * team + 1000L * team);
+  CHECK(after_barrier_bad == 0);
+}
+
 int main(void) {
+  reduce_methods();
   int32_t i4 = 0;
   int64_t i8 = 0;
   short i2 = 0;
@@ -69,6 +126,7 @@ int main(void) {
   {
 #pragma omp single
     team = omp_get_num_threads();
+    /* the single's barrier: every thread starts its updates at once */
     for (int k = 0; k < ROUNDS; ++k) {
       __kmpc_atomic_fixed4_add(NULL, 0, &i4, 1);
       int64_t before = __kmpc_atomic_fixed8_add_cpt(NULL, 0, &i8, 1, 0);

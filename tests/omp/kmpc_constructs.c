@@ -175,7 +175,7 @@ int main(void) {
 
   /* single, nowait, copyprivate (several variables, a struct), master, masked, critical */
   {
-    int singles = 0, masters = 0, masked1 = 0, crit = 0, named = 0, copied_ok = 0;
+    int singles = 0, masters = 0, masked1 = 0, masked_by = -1, crit = 0, named = 0, copied_ok = 0;
     int team = 1;
 #pragma omp parallel reduction(+ : copied_ok)
     {
@@ -207,7 +207,10 @@ int main(void) {
 #pragma omp master
       masters++;
 #pragma omp masked filter(1)
-      masked1++;
+      {
+        masked1++;
+        masked_by = omp_get_thread_num();
+      }
       for (int k = 0; k < 500; ++k) {
 #pragma omp critical(counted) hint(omp_sync_hint_contended)
         {
@@ -221,7 +224,7 @@ int main(void) {
     CHECK(singles == 50);
     CHECK(copied_ok == team);
     CHECK(masters == 1);
-    CHECK(masked1 == (team > 1 ? 1 : 0));
+    CHECK(masked1 == (team > 1 ? 1 : 0) && masked_by == (team > 1 ? 1 : -1));
     CHECK(crit == 500 * team && named == 500 * team);
   }
 
