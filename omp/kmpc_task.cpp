@@ -2,6 +2,7 @@
 // between __kmpc_omp_task_alloc and __kmpc_omp_task), dependences, if(0) tasks the compiler
 // runs itself, untied continuations, detach, taskwait, taskgroup and taskloop, all on the
 // core's tasks ([P-OMP Task], [P-OMP Depend], [P-OMP Detach]). [P-OMP KMPC]
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -11,13 +12,14 @@
 namespace forkjoin::omp::kmpc {
 namespace {
 
-// [P-OMP KMPC K9] one allocation per task: the core's task, this front-end's header, then
-// the compiler's kmp_task with its private data at a cache-line boundary (the compiler lays
-// out over-aligned private data from there, as libomp's cache-aligned task records allow),
-// then the block of shared-variable pointers.
+// [P-OMP KMPC K9] one malloc per task (the allocator's thread cache: an aligned allocation
+// takes its slow path): the core's task, this front-end's header, the header's address, then
+// the compiler's kmp_task with its private data at the next cache-line boundary (the compiler
+// lays out over-aligned private data from there, as libomp's cache-aligned task records
+// allow), then the block of shared-variable pointers. The core frees the block from the task.
 struct header {
   kmp_int32 flags = 0;      // the compiler's task flags
-  std::size_t size = 0;     // the whole allocation, in bytes
+  std::size_t bytes = 0;    // kmp_task, private data and shareds, in bytes
   bool started = false;     // its body ran (an untied task calling __kmpc_omp_task on itself continues)
   bool again = false;       // a continuation is pending: the body runs again at once
   bool inline_if0 = false;  // the compiler runs the body itself (begin_if0 .. complete_if0)
@@ -27,10 +29,11 @@ struct block {
   header x;
 };
 constexpr std::size_t k_align = forkjoin::detail::k_cache_line;
-constexpr std::size_t k_task_offset = (sizeof(block) + k_align - 1) / k_align * k_align;
+// what precedes the kmp_task at most: the block, its address, the padding to the boundary
+constexpr std::size_t k_prefix = sizeof(block) + sizeof(block*) + k_align - 1;
 
-kmp_task* task_of(block* b) noexcept { return reinterpret_cast<kmp_task*>(reinterpret_cast<char*>(b) + k_task_offset); }
-block* block_of(kmp_task* kt) noexcept { return reinterpret_cast<block*>(reinterpret_cast<char*>(kt) - k_task_offset); }
+kmp_task* task_of(block* b) noexcept { return static_cast<kmp_task*>(b->core.data); }
+block* block_of(kmp_task* kt) noexcept { return reinterpret_cast<block**>(kt)[-1]; }
 
 void run_destructors(block& b, kmp_int32 gtid) {
   if ((b.x.flags & k_task_destructors) != 0) {
@@ -53,21 +56,29 @@ void run_body(void* data) {
   run_destructors(b, gtid);
 }
 
-block* allocate(std::size_t task_size, std::size_t shareds_size, kmp_int32 flags) {
-  const std::size_t task_bytes = (task_size + sizeof(void*) - 1) / sizeof(void*) * sizeof(void*);
-  std::size_t total = k_task_offset + task_bytes + shareds_size;
-  if (total < task_size) fatal("out of memory allocating a task");
-  total = (total + k_align - 1) / k_align * k_align;
-  void* mem = std::aligned_alloc(k_align, total);
+// A block for `bytes` of kmp_task, private data and shareds; the caller fills the kmp_task.
+block* make_block(std::size_t bytes, kmp_int32 flags) {
+  if (bytes > SIZE_MAX - k_prefix) fatal("out of memory allocating a task");
+  void* mem = std::malloc(k_prefix + bytes);
   if (mem == nullptr) fatal("out of memory allocating a task");
   auto* b = new (mem) block;
   b->x.flags = flags;
-  b->x.size = total;
+  b->x.bytes = bytes;
+  const auto after = reinterpret_cast<std::uintptr_t>(b + 1) + sizeof(block*);
+  auto* kt = reinterpret_cast<kmp_task*>((after + k_align - 1) / k_align * k_align);
+  reinterpret_cast<block**>(kt)[-1] = b;
+  b->core.fn = &run_body;
+  b->core.data = kt;
+  return b;
+}
+
+block* allocate(std::size_t task_size, std::size_t shareds_size, kmp_int32 flags) {
+  const std::size_t task_bytes = (task_size + sizeof(void*) - 1) / sizeof(void*) * sizeof(void*);
+  if (task_bytes < task_size || shareds_size > SIZE_MAX - task_bytes) fatal("out of memory allocating a task");
+  block* b = make_block(task_bytes + shareds_size, flags);
   kmp_task* kt = task_of(b);
   std::memset(kt, 0, sizeof(kmp_task));
   kt->shareds = shareds_size != 0 ? reinterpret_cast<char*>(kt) + task_bytes : nullptr;
-  b->core.fn = &run_body;
-  b->core.data = kt;
   return b;
 }
 
@@ -295,25 +306,18 @@ void taskloop(kmp_int32 gtid, kmp_task* pattern, int if_val, const kmp_uint64* l
       pattern->shareds != nullptr
           ? static_cast<std::size_t>(static_cast<char*>(pattern->shareds) - reinterpret_cast<char*>(pattern))
           : 0;
-  const std::size_t task_bytes = pb.x.size - k_task_offset;
   auto dup = reinterpret_cast<void (*)(kmp_task*, kmp_task*, kmp_int32)>(task_dup);
   kmp_uint64 lo = lower;
   for (kmp_uint64 i = 0; i < num_tasks; ++i) {
     kmp_uint64 n = grainsize + (i < extras ? 1 : 0);
     if (shorter_last && i + 1 == num_tasks) n -= last_chunk;
     const kmp_uint64 hi = lo + (n - 1) * static_cast<kmp_uint64>(st);
-    void* mem = std::aligned_alloc(k_align, pb.x.size);
-    if (mem == nullptr) fatal("out of memory allocating a task");
-    auto* b = new (mem) block;
-    b->x.flags = pb.x.flags;
-    b->x.size = pb.x.size;
+    block* b = make_block(pb.x.bytes, pb.x.flags);
     kmp_task* kt = task_of(b);
-    std::memcpy(kt, pattern, task_bytes);
+    std::memcpy(kt, pattern, pb.x.bytes);
     if (pattern->shareds != nullptr) kt->shareds = reinterpret_cast<char*>(kt) + shareds_at;
     std::memcpy(reinterpret_cast<char*>(kt) + lb_at, &lo, sizeof lo);
     std::memcpy(reinterpret_cast<char*>(kt) + ub_at, &hi, sizeof hi);
-    b->core.fn = &run_body;
-    b->core.data = kt;
     init_child(ts, &b->core, (pb.x.flags & k_task_final) != 0);
     if (dup != nullptr) dup(kt, pattern, i + 1 == num_tasks ? 1 : 0);
     submit(ts, *b, if_val != 0, nullptr);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """run_construct_ir.py: instructions per OpenMP construct, counted by callgrind (deterministic,
 unlike timings on a shared machine). Runs construct_ir builds under
-`valgrind --tool=callgrind --toggle-collect=run_*` on each runtime they can use and prints, per
+`valgrind --tool=callgrind --toggle-collect=run_<construct>` on each runtime they can use and prints, per
 construct, the instructions of its run_<name> function (inclusive) divided by the repetitions.
 
 usage: run_construct_ir.py --reps N --threads T BUILD=RUNTIME:BINARY[:PRELOAD] ...
@@ -27,7 +27,10 @@ def count(binary, runtime, preload, reps, threads):
     env.pop("LD_PRELOAD", None)
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "cg.out")
-        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--toggle-collect=run_*"]
+        # one exact pattern per construct: a pattern that also matched gcc's outlined bodies
+        # (run_for._omp_fn.0) would toggle collection off inside them
+        cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + \
+              [f"--toggle-collect=run_{c}" for c in CONSTRUCTS]
         if preload:
             env["LD_PRELOAD"] = preload
         p = subprocess.run(cmd + [binary, str(reps)], env=env, capture_output=True, text=True, timeout=1800)
@@ -40,7 +43,7 @@ def count(binary, runtime, preload, reps, threads):
                            text=True).stdout
     result = {}
     for line in a.splitlines():
-        m = re.match(r"\s*([\d,]+)\s.*\brun_([a-z_]+)\b", line)
+        m = re.match(r"\s*([\d,]+)\s.*:run_([a-z_]+)(\s|$)", line)
         if m and m.group(2) in CONSTRUCTS and m.group(2) not in result:
             result[m.group(2)] = int(m.group(1).replace(",", "")) / reps
     return result
