@@ -13,8 +13,8 @@
 2. No file cites things outside the repository: "errata N"/"erratum N", "correctness.md",
    "../shared/" or "issue N" (case-insensitive); cite a DESIGN.md tag or say what is meant.
 
-Scanned: tracked source files (C++, CMake, Python, shell) under forkjoin/, include/,
-tests/, bench/, examples/ and omp/, plus forkjoin/DESIGN.md for rule 2.
+Scanned: tracked source files (C++, CMake, Python, shell, Promela) under forkjoin/, include/,
+tests/, bench/, examples/, omp/ and models/, plus forkjoin/DESIGN.md for rule 2.
 Exit status 1 with one line per problem ("path:line: message"), else 0.
 """
 import pathlib
@@ -24,8 +24,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DESIGN = "forkjoin/DESIGN.md"
-DIRS = ("forkjoin/", "include/", "tests/", "bench/", "examples/", "omp/")
-SOURCE = re.compile(r"(\.(cpp|hpp|h|cc|py|sh|cmake|in)|CMakeLists\.txt)$")
+DIRS = ("forkjoin/", "include/", "tests/", "bench/", "examples/", "omp/", "models/")
+SOURCE = re.compile(r"(\.(cpp|hpp|h|cc|py|sh|cmake|in|pml)|CMakeLists\.txt)$")
 TAG = re.compile(r"\[((?:P|INV)-[A-Z]+)((?:\s+[^\]\[]+)?)\]")
 OUTSIDE = re.compile(r"\berrat(?:a|um)\s+\d|correctness\.md|\.\./shared/|\bissues?\s+\d", re.IGNORECASE)
 

@@ -51,6 +51,10 @@ void pool_impl::begin_blocking(worker_slot& w) noexcept {
   // worker looks idle: an idle count is a snapshot, and the searcher it shows may block
   // next (then every blocked worker would have counted on another one).
   on_new_internal_work(w);
+  // [P-BLOCK Begin] unlike an ordinary push, this worker will not run what it published: post
+  // it as from outside ([P-POST PushFence], ReadSleepers), so that a worker falling asleep now
+  // sees it in its ReadJob or is woken [INV-NOLOSS]
+  sleep_.notify_external_work();
   w.blocking_token_ = give_back_token();  // [P-BUDGET Block] the spare may take it
   try_start_spare(w);
 }

@@ -1,11 +1,13 @@
 // cpu_limits.cpp: default_concurrency() and its pieces: the affinity mask, the cgroup CPU
 // quota (v1 and v2, found through /proc/self/cgroup and /proc/self/mountinfo) and the
-// FORKJOIN_NUM_THREADS / OMP_NUM_THREADS variables. Read once per call; nothing cached.
+// FORKJOIN_NUM_THREADS / OMP_NUM_THREADS variables (an explicit count, which the mask and the
+// quota do not cap). Read once per call; nothing cached.
 #include "cpu_limits.hpp"
 
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -218,10 +220,10 @@ std::size_t resolve_concurrency(const concurrency_inputs& in, std::string& warni
   for (const auto& [name, value] : vars) {
     if (value == nullptr || *value == '\0') continue;
     if (const std::optional<std::size_t> n = parse_thread_count(value)) {
-      result = std::min(result, *n);
-      break;  // FORKJOIN_NUM_THREADS wins over OMP_NUM_THREADS
+      result = *n;  // explicit: honoured above the CPU count
+      break;        // FORKJOIN_NUM_THREADS wins over OMP_NUM_THREADS
     }
-    rejected.push_back(name);
+    if (std::string_view(name) != "OMP_NUM_THREADS" || in.report_omp_num_threads) rejected.push_back(name);
   }
   for (std::string_view name : rejected) {
     const char* value = name == "OMP_NUM_THREADS" ? in.omp_num_threads : in.forkjoin_num_threads;
@@ -229,6 +231,14 @@ std::size_t resolve_concurrency(const concurrency_inputs& in, std::string& warni
                 std::to_string(result) + " threads\n";
   }
   return result;
+}
+
+namespace {
+std::atomic<bool> omp_layer_reports{false};
+}  // namespace
+
+void leave_omp_num_threads_report_to_omp_layer() noexcept {
+  omp_layer_reports.store(true, std::memory_order_relaxed);  // relaxed: it only silences a warning
 }
 
 }  // namespace forkjoin::detail
@@ -241,6 +251,7 @@ std::size_t default_concurrency() {
   in.cgroup_limit = detail::cgroup_cpu_limit("");
   in.forkjoin_num_threads = std::getenv("FORKJOIN_NUM_THREADS");
   in.omp_num_threads = std::getenv("OMP_NUM_THREADS");
+  in.report_omp_num_threads = !detail::omp_layer_reports.load(std::memory_order_relaxed);
   std::string warnings;
   const std::size_t n = detail::resolve_concurrency(in, warnings);
   if (!warnings.empty()) {

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <string>
 #include <system_error>
 
+#include "cpu_limits.hpp"
 #include "mailbox.hpp"
 #include "pool_impl.hpp"
 
@@ -108,6 +110,9 @@ pool_impl::pool_impl(const pool_options& options)
   // [P-BUDGET] every pool shares the budget except one sized explicitly above it.
   budgeted_ = options.num_threads == 0 || options.num_threads <= cpu_budget::process().size();
   const std::size_t n = options_.num_threads;
+  // [P-SLEEP Window] more threads than the CPUs it may run on: spinning there takes a CPU
+  // from a thread that works.
+  oversubscribed_ = n > std::max<std::size_t>(1, affinity_cpu_count());
   slots_.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
     slots_.push_back(std::make_unique<worker_slot>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n),

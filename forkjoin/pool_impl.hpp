@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -39,6 +40,7 @@ struct worker_slot : worker {
   sleep_controller::sleeper sleep_;   // searching mark, futex word, place in the sleeper list
   std::int64_t iso_mark_ = 0;         // [P-ISO Mark] an isolated wait pops only above it
   std::uint32_t found_tag_ = 0;       // [P-ISO Adopt] the tag of the job steal_sweep returned
+  std::int64_t spin_window_ns_ = 0;   // [P-SLEEP Window] how long this worker spins before it parks
   std::uint32_t blocking_depth_ = 0;  // [P-BLOCK] nested blocking() calls of the thread
   bool blocking_token_ = false;       // [P-BUDGET Block] the CPU token given back by the outermost blocking()
   std::uint64_t blocking_t0_ = 0;     // [P-TRACE] the outermost blocking()'s start, when traced
@@ -85,6 +87,12 @@ class pool_impl final : private work_monitor {
   job_header* find_work_idle(worker_slot& w) noexcept;                 // null only once the pool shuts down
   job_header* search_until_leaving(worker_slot& w) noexcept;           // one stay in the idle loop
   job_header* leave_idle(worker_slot& w, job_header* found) noexcept;  // [P-LEND L4]
+  // [P-SLEEP Window] the idle spin, learned from the stretches w spent without work.
+  static constexpr std::chrono::microseconds k_wait_spin{20};
+  void learn_gap(worker_slot& w, std::chrono::nanoseconds gap) noexcept;
+  std::chrono::nanoseconds spin_window(const worker_slot& w, bool wait) const noexcept;
+  // After the spin, sched_yield rounds before parking: only an oversubscribed pool yields.
+  unsigned yield_rounds() const noexcept { return oversubscribed_ ? options_.yield_rounds : 0; }
   // One pass over the injector and every other deque (from a random start, `preferred`
   // first); repeated while some steal lost a race. `batch`: take len/N + 1 injected jobs
   // and keep the rest on w's deque (top-level workers only; waiters take one).
@@ -142,6 +150,7 @@ class pool_impl final : private work_monitor {
   alignas(k_cache_line) std::atomic<bool> shutdown_{false};
   std::uint32_t fork_generation_ = 0;  // [P-FORK] the process generation that owns the threads
   bool budgeted_ = false;              // [P-BUDGET] its threads share the process's CPU budget
+  bool oversubscribed_ = false;        // [P-SLEEP Window] more threads than the CPUs it may run on
   std::mutex external_slot_;           // held by the external thread bound to slot 0
   injector injector_;
   std::unique_ptr<observer> observer_;  // trace rings and FORKJOIN_STATS; null when neither is on

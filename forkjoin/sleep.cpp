@@ -65,6 +65,7 @@ void sleep_controller::wake_locked(sleeper& s) noexcept {
   // Under mutex_: a stale wake cannot reach a later sleep of s, whose announcement resets
   // the flag under the same mutex.
   s.wake_flag_.store(1, std::memory_order_release);  // pairs with the acquire load in fall_asleep
+  wakes_.fetch_add(1, std::memory_order_relaxed);    // statistics only
 }
 
 void sleep_controller::fall_asleep(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept {

@@ -83,13 +83,15 @@ class sleep_controller {
   // Diagnostics: relaxed snapshots.
   idle_count counts() const noexcept { return idle_count::decode(idle_.load(std::memory_order_relaxed)); }
   std::size_t num_parked() const noexcept { return parked_.load(std::memory_order_relaxed); }
+  // Statistics: futex wake-ups issued to sleepers so far (a sleeper woken counts once).
+  std::uint64_t wakes() const noexcept { return wakes_.load(std::memory_order_relaxed); }
 
  private:
   static constexpr std::uint64_t k_one_searching = idle_count{1, 0}.encode();
   static constexpr std::uint64_t k_one_sleeping = idle_count{0, 1}.encode();
 
   void remove_locked(sleeper& s) noexcept;
-  static void wake_locked(sleeper& s) noexcept;
+  void wake_locked(sleeper& s) noexcept;
 
   const std::uint32_t searcher_cap_;
   const work_monitor& monitor_;
@@ -97,6 +99,7 @@ class sleep_controller {
   alignas(k_cache_line) std::mutex mutex_;
   std::vector<sleeper*> sleepers_;        // guarded by mutex_
   std::atomic<std::uint32_t> parked_{0};  // threads inside futex_wait now (diagnostics)
+  std::atomic<std::uint64_t> wakes_{0};   // statistics: sleepers woken (a wake is a syscall anyway)
 };
 
 }  // namespace forkjoin::detail

@@ -34,11 +34,14 @@ std::string format_stats_table(const pool::stats& s) {
   total.time_parked = s.time_parked;
   total.time_spinning = s.time_spinning;
   row("total", total);
+  std::snprintf(line, sizeof line, "sleepers woken: %" PRIu64 "\n", s.wakes);
+  out += line;
   return out;
 }
 
 pool::stats pool_statistics(const pool_impl& p) {
   pool::stats s;
+  s.wakes = p.sleep().wakes();
   s.workers.resize(p.num_threads());
   for (std::size_t i = 0; i < p.num_threads(); ++i) {
     const worker_slot& w = p.slot(i);

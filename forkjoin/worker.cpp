@@ -5,6 +5,7 @@
 // DESIGN.md [P-DEQUE], [P-SLEEP], [P-JOIN].
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "forkjoin/detail/atomic.hpp"
@@ -14,13 +15,17 @@ namespace forkjoin::detail {
 
 namespace {
 
-// The idle ladder [P-SLEEP Ladder]: PAUSE-spin for options.spin_time (measured in time,
-// not iterations: PAUSE latency differs ~10x between cores), then yield_rounds yields.
+// The idle ladder [P-SLEEP Window]: sweep with a few PAUSEs between sweeps for the
+// worker's spin window (measured in time, not iterations: PAUSE latency differs ~10x
+// between cores), then park. An oversubscribed pool keeps yielding after the spin, as the
+// ladder did before the window was learned: spin_time of PAUSE, then up to yield_rounds
+// sched_yield rounds (at most 1 ms of them), because there a spinning thread takes the CPU
+// from a thread that works.
 class backoff {
  public:
   static constexpr std::chrono::microseconds k_yield_time_limit{1000};
-  backoff(const pool_options& o, worker_slot& w) noexcept
-      : spin_(o.spin_time), yield_rounds_(o.yield_rounds), yields_left_(o.yield_rounds), w_(w) {}
+  // `wait`: a helping wait's ladder (pool_impl::spin_window says how long), else the idle one.
+  backoff(const pool_impl& p, worker_slot& w, bool wait) noexcept : p_(p), w_(w), wait_(wait) {}
   backoff(const backoff&) = delete;
   backoff& operator=(const backoff&) = delete;
   ~backoff() { note_spin(); }
@@ -30,7 +35,6 @@ class backoff {
     if (!started_) return;  // the common case: a job found before any step
     note_spin();
     started_ = false;
-    yields_left_ = yield_rounds_;
   }
   // False once the budget is spent: time to park.
   bool step() noexcept {
@@ -39,6 +43,8 @@ class backoff {
     if (first) {
       start_ = now;
       started_ = true;
+      spin_ = p_.spin_window(w_, wait_);  // here, not in the constructor: most waits end before a step
+      yields_left_ = p_.yield_rounds();
     }
     last_ = now;
     if (w_.trace_ != nullptr) {  // the idle path only: the trace's spin span, on the ring's clock
@@ -46,7 +52,9 @@ class backoff {
       if (first) trace_start_ = trace_last_;
     }
     if (now - start_ < spin_) {
-      for (int i = 0; i < 16; ++i) cpu_relax();
+      // A few PAUSEs between sweeps: a sweep of a quiet pool is a handful of loads, and a
+      // new job is seen within a fraction of a microsecond.
+      for (int i = 0; i < 4; ++i) cpu_relax();
       return true;
     }
     // On a busy machine each yield may hand over a whole time slice: cap the yield phase
@@ -56,10 +64,11 @@ class backoff {
     sched_yield();
     return true;
   }
+  // The first step's time (the start of this idle stretch), if a step was taken.
+  bool started() const noexcept { return started_; }
+  std::chrono::steady_clock::time_point start() const noexcept { return start_; }
 
  private:
-  std::chrono::nanoseconds spin_;
-  unsigned yield_rounds_;
   // Statistics (time_spinning) and the trace's spin span: first to last step, from the
   // clock readings step() makes anyway.
   void note_spin() noexcept {
@@ -71,9 +80,12 @@ class backoff {
 
   std::chrono::steady_clock::time_point start_, last_;
   std::uint64_t trace_start_ = 0, trace_last_ = 0;  // the same two instants on the trace ring's clock
+  std::chrono::nanoseconds spin_{0};
+  const pool_impl& p_;
+  worker_slot& w_;
+  const bool wait_;
   bool started_ = false;
   unsigned yields_left_ = 0;
-  worker_slot& w_;
 };
 
 // pool_impl::fall_asleep, timed for pool::statistics (time_parked) and traced as a park span.
@@ -214,22 +226,62 @@ job_header* pool_impl::search_until_leaving(worker_slot& w) noexcept {
   // [INV-SEARCH] past the searcher cap, go straight to fall_asleep: its ReadJob is the one
   // sweep, made while counted as sleeping, so pushers see an idle worker [P-POST Publish].
   bool searching = sleep_.try_start_searching(w.sleep_);
+  // [P-SLEEP Window] the stretch measured for the window: from the first spin step, or the
+  // first park, to the job that ends it.
+  std::chrono::steady_clock::time_point idle_since{};
+  bool timed = false;
+  auto start_timing = [&](const backoff* b) {
+    if (timed) return;
+    idle_since = b != nullptr ? b->start() : std::chrono::steady_clock::now();
+    timed = true;
+  };
+  auto found = [&](job_header* j) {
+    if (timed) learn_gap(w, std::chrono::steady_clock::now() - idle_since);
+    return leave_idle(w, j);
+  };
   if (!searching) {
+    start_timing(nullptr);
     fall_asleep_noted(*this, w, no_mail, &w);
     searching = true;
   }
   for (;;) {
-    backoff b(options_, w);
+    backoff b(*this, w, false);
     do {
       // [P-LEND L3] mail first; [P-LEND R3] a reserved worker steals nothing: its post is coming
       if (w.mailbox_.load(std::memory_order_relaxed) != nullptr || w.available_.load(std::memory_order_relaxed) == 2)
-        return leave_idle(w, nullptr);
-      if (job_header* j = steal_sweep(w, -1, true)) return leave_idle(w, j);
+        return found(nullptr);
+      if (job_header* j = steal_sweep(w, -1, true)) return found(j);
       if (shutting_down()) return leave_idle(w, nullptr);  // [P-TERM] drained: nothing visible anywhere
     } while (searching && b.step());
+    if (b.started())
+      start_timing(&b);
+    else
+      start_timing(nullptr);
     fall_asleep_noted(*this, w, no_mail, &w);
     searching = true;
   }
+}
+
+// [P-SLEEP Window] a stretch the window could have covered (at most max_spin_time) widens
+// it to twice that stretch, so the next one is spun through; shorter ones shrink it by an
+// eighth; a longer one halves it. Always within [spin_time, max_spin_time].
+void pool_impl::learn_gap(worker_slot& w, std::chrono::nanoseconds gap) noexcept {
+  const std::int64_t lo = options_.spin_time.count();
+  const std::int64_t hi = std::max(lo, static_cast<std::int64_t>(options_.max_spin_time.count()));
+  const std::int64_t g = gap.count(), cur = w.spin_window_ns_;
+  const std::int64_t next = g <= hi ? std::max(cur - cur / 8, 2 * g) : cur / 2;
+  w.spin_window_ns_ = std::clamp(next, lo, hi);
+}
+
+// A wait spins at least k_wait_spin: the awaited thread is working, and a parked waiter
+// costs it a futex wake when it is done. An oversubscribed pool spins spin_time, then
+// yields (backoff): the window is not used there.
+std::chrono::nanoseconds pool_impl::spin_window(const worker_slot& w, bool wait) const noexcept {
+  using ns = std::chrono::nanoseconds;
+  if (oversubscribed_) return options_.spin_time;
+  const ns learned = std::max<ns>(options_.spin_time, ns(w.spin_window_ns_));  // 0: not learned yet
+  return wait ? std::min<ns>(std::max<ns>(learned, k_wait_spin), std::max(options_.spin_time, options_.max_spin_time))
+              : learned;
 }
 
 job_header* pool_impl::leave_idle(worker_slot& w, job_header* found) noexcept {
@@ -297,7 +349,7 @@ template <class Done, class Announce>
 void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, Announce announce) noexcept {
   const bool isolated = w.deque_.tag() != 0;  // [P-ISO Wait]
   for (;;) {
-    backoff b(options_, w);
+    backoff b(*this, w, true);
     while (!done()) {
       job_header* j = isolated ? pop_for_wait(w) : w.deque_.pop();  // [P-ISO Mark]
       if (j != nullptr) {

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
+#include "api.hpp"
 #include "internal.hpp"
 
 using namespace forkjoin::omp;
@@ -63,10 +65,15 @@ FORKJOIN_OMP_EXPORT void omp_get_schedule(int* kind, int* chunk) {
   *chunk = static_cast<int>(v.run_chunk);
 }
 
+unsigned forkjoin::omp::thread_limit_of(const icv& v) noexcept {
+  const unsigned clause = v.thread_limit;  // a teams or target thread_limit clause
+  if (clause != 0 && (config().thread_limit == 0 || clause < config().thread_limit)) return clause;
+  return config().thread_limit;
+}
+
 FORKJOIN_OMP_EXPORT int omp_get_thread_limit() {
-  const unsigned clause = self().cur_task->icvs.thread_limit;  // a teams or target thread_limit clause
-  if (clause != 0 && (config().thread_limit == 0 || clause < config().thread_limit)) return static_cast<int>(clause);
-  return config().thread_limit != 0 ? static_cast<int>(config().thread_limit) : 0x7fffffff;
+  const unsigned limit = thread_limit_of(self().cur_task->icvs);
+  return limit != 0 ? static_cast<int>(limit) : 0x7fffffff;
 }
 FORKJOIN_OMP_EXPORT void omp_set_max_active_levels(int n) {
   if (n >= 0)
@@ -108,29 +115,20 @@ FORKJOIN_OMP_EXPORT int omp_pause_resource_all(int) { return -1; }
 
 // ---- small GOMP helpers that are not constructs ------------------------------------------
 
-FORKJOIN_OMP_EXPORT void* GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t) {
-  if (alignment < sizeof(void*)) alignment = sizeof(void*);
-  void* p = nullptr;
-  return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;
+// `omp error at(execution)`: libgomp's words exactly (an empty line, then "libgomp: ..."), as
+// programs and libgomp's own tests match them. msglen == (size_t)-1: msg is NUL-terminated;
+// Fortran passes its length.
+namespace {
+void error_directive(const char* severity, const char* msg, std::size_t msglen) {
+  std::string line = std::string("\nlibgomp: ") + severity + "error directive encountered";
+  if (msg != nullptr)
+    line += ": " + (msglen == static_cast<std::size_t>(-1) ? std::string(msg) : std::string(msg, msglen));
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stderr);
 }
-FORKJOIN_OMP_EXPORT void GOMP_free(void* p, std::uintptr_t) { std::free(p); }
-
-// msglen == (size_t)-1: msg is NUL-terminated
-FORKJOIN_OMP_EXPORT void GOMP_warning(const char* msg, std::size_t msglen) {
-  if (msg == nullptr)
-    std::fprintf(stderr, "forkjoin-omp: warning: 'omp error' encountered\n");
-  else if (msglen == static_cast<std::size_t>(-1))
-    std::fprintf(stderr, "forkjoin-omp: warning: %s\n", msg);
-  else
-    std::fprintf(stderr, "forkjoin-omp: warning: %.*s\n", static_cast<int>(msglen), msg);
-}
+}  // namespace
+FORKJOIN_OMP_EXPORT void GOMP_warning(const char* msg, std::size_t msglen) { error_directive("", msg, msglen); }
 FORKJOIN_OMP_EXPORT void GOMP_error(const void* msg, std::size_t msglen) {
-  const char* m = static_cast<const char*>(msg);
-  if (m == nullptr)
-    std::fprintf(stderr, "forkjoin-omp: fatal error: 'omp error' encountered\n");
-  else if (msglen == static_cast<std::size_t>(-1))
-    std::fprintf(stderr, "forkjoin-omp: fatal error: %s\n", m);
-  else
-    std::fprintf(stderr, "forkjoin-omp: fatal error: %.*s\n", static_cast<int>(msglen), m);
+  error_directive("fatal error: ", static_cast<const char*>(msg), msglen);
   std::exit(EXIT_FAILURE);
 }

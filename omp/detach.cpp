@@ -3,6 +3,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "api.hpp"
 #include "internal.hpp"
 #include "lock.hpp"
 

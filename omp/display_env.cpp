@@ -1,9 +1,11 @@
 // display_env.cpp: OMP_DISPLAY_ENV=true|verbose prints the OpenMP version and the initial
 // ICVs to stderr at start-up, in libgomp's format (one "  NAME = 'value'" line each between
-// the BEGIN and END banners); verbose adds this runtime's own settings.
+// the BEGIN and END banners), and omp_display_env prints it on demand; verbose adds this
+// runtime's own settings.
 #include <cstdio>
 #include <string>
 
+#include "api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -69,12 +71,12 @@ void display_environment(const global_config& c) {
   line("OMP_NUM_TEAMS", "0");
   line("OMP_TEAMS_THREAD_LIMIT", "0");
   line("OMP_CANCELLATION", c.cancellation ? "TRUE" : "FALSE");
-  line("OMP_DEFAULT_DEVICE", "0");
+  line("OMP_DEFAULT_DEVICE", std::to_string(c.default_device));
   line("OMP_MAX_TASK_PRIORITY", std::to_string(c.max_task_priority));
-  line("OMP_DISPLAY_AFFINITY", "FALSE");
-  line("OMP_AFFINITY_FORMAT", "level %L thread %i affinity %A");
-  line("OMP_ALLOCATOR", "omp_default_mem_alloc");
-  line("OMP_TARGET_OFFLOAD", "DEFAULT");
+  line("OMP_DISPLAY_AFFINITY", c.display_affinity ? "TRUE" : "FALSE");
+  line("OMP_AFFINITY_FORMAT", c.affinity_format);
+  line("OMP_ALLOCATOR", k_allocator_names[c.initial.def_allocator]);
+  line("OMP_TARGET_OFFLOAD", c.target_offload);
   if (c.display_env == 2) {
     line("FORKJOIN_OMP_RUNTIME", "libforkjoin-omp (the libgomp ABI on forkjoin)");
     line("FORKJOIN_OMP_NUM_PROCS", std::to_string(c.num_procs));
@@ -86,3 +88,10 @@ void display_environment(const global_config& c) {
 }
 
 }  // namespace forkjoin::omp
+
+// The same report on demand; verbose adds this runtime's settings.
+FORKJOIN_OMP_EXPORT void omp_display_env(int verbose) {
+  forkjoin::omp::global_config c = forkjoin::omp::config();
+  c.display_env = verbose != 0 ? 2 : 1;
+  forkjoin::omp::display_environment(c);
+}

@@ -1,5 +1,10 @@
 // env.cpp: the OpenMP environment variables, read once into global_config. A malformed
-// value gets one line on stderr naming the variable and the default used, never a crash.
+// value gets one line on stderr naming the variable and the default used, never a crash; this
+// layer is the only one to report it (the core leaves OMP_NUM_THREADS to it, and the launcher
+// hides these variables from libgomp, see restore_hidden_environment).
+#include <strings.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -7,6 +12,8 @@
 #include <cstring>
 #include <string>
 
+#include "../forkjoin/cpu_limits.hpp"
+#include "api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -21,6 +28,22 @@ namespace {
 const char* skip_space(const char* p) {
   while (*p != '\0' && std::isspace(static_cast<unsigned char>(*p))) ++p;
   return p;
+}
+
+// OMP_ALLOCATOR: a predefined allocator's name (any case, blanks around it), as libgomp 12
+// reads it; def-allocator-var's initial value.
+void read_allocator(global_config& c) {
+  const char* s = std::getenv("OMP_ALLOCATOR");
+  if (s == nullptr) return;
+  const char* p = skip_space(s);
+  for (std::uintptr_t a = 1; a < 9; ++a) {
+    const std::size_t n = std::strlen(k_allocator_names[a]);
+    if (strncasecmp(p, k_allocator_names[a], n) == 0 && *skip_space(p + n) == '\0') {
+      c.initial.def_allocator = a;
+      return;
+    }
+  }
+  complain("OMP_ALLOCATOR", s, "omp_default_mem_alloc");
 }
 
 // A positive integer (with optional surrounding blanks) that fits `max`; false otherwise.
@@ -184,7 +207,37 @@ void read_stack_size(global_config& c) {
   complain("OMP_STACKSIZE", s, "the system default");
 }
 
+// Under a preload, libgomp (the program's dependency) reads the OpenMP variables in its
+// constructor, which runs before this library's: it would report a bad value a second time,
+// print OMP_DISPLAY_ENV's report a second time and pin the initial thread for OMP_PROC_BIND.
+// The launcher therefore hides the variables this layer reads: it renames each, keeping its
+// length ('_' for the first letter), and lists the original names in FORKJOIN_OMP_HIDDEN.
+// They are renamed back here, in place, before anything reads them, so that the program sees
+// its environment unchanged (through environ and main's envp alike).
+void restore_hidden_environment() {
+  const char* list = std::getenv("FORKJOIN_OMP_HIDDEN");
+  if (list == nullptr) return;
+  const std::string names = list;
+  for (std::size_t at = 0; at < names.size();) {
+    std::size_t end = names.find(' ', at);
+    if (end == std::string::npos) end = names.size();
+    const std::string name = names.substr(at, end - at);
+    at = end + 1;
+    if (name.size() < 2) continue;
+    const std::string hidden = "_" + name.substr(1) + "=";
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (std::strncmp(*e, hidden.c_str(), hidden.size()) == 0) {
+        (*e)[0] = name[0];
+        break;
+      }
+    }
+  }
+  unsetenv("FORKJOIN_OMP_HIDDEN");
+}
+
 global_config read_environment() {
+  restore_hidden_environment();
+  forkjoin::detail::leave_omp_num_threads_report_to_omp_layer();
   global_config c;
   c.num_procs = count_procs();
   c.initial.nthreads = c.num_procs;
@@ -200,6 +253,7 @@ global_config read_environment() {
   read_count("OMP_THREAD_LIMIT", 1u << 20, c.thread_limit, "unlimited", false);
   read_stack_size(c);
   read_bool("OMP_CANCELLATION", c.cancellation, "false");
+  read_allocator(c);
   unsigned prio = 0;
   read_count("OMP_MAX_TASK_PRIORITY", 0x7fffffff, prio, "0", true);
   c.max_task_priority = static_cast<int>(prio);
@@ -225,6 +279,27 @@ global_config read_environment() {
     else if (v != "false")
       complain("OMP_DISPLAY_ENV", s, "false");
   }
+  read_count("OMP_DEFAULT_DEVICE", 0x7fffffff, c.default_device, "0", true);
+  if (const char* s = std::getenv("OMP_TARGET_OFFLOAD")) {
+    std::string v;
+    for (const char* p = s; *p != '\0'; ++p)
+      if (!std::isspace(static_cast<unsigned char>(*p)))
+        v += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
+    if (v == "MANDATORY" || v == "DISABLED" || v == "DEFAULT")
+      c.target_offload = v;
+    else
+      complain("OMP_TARGET_OFFLOAD", s, "default");
+  }
+  read_bool("OMP_DISPLAY_AFFINITY", c.display_affinity, "false");
+  g_display_affinity.store(c.display_affinity, std::memory_order_relaxed);  // see show_affinity
+  c.affinity_format = default_affinity_format();
+  if (const char* s = std::getenv("OMP_AFFINITY_FORMAT")) {
+    std::string error;
+    if (valid_affinity_format(s, error))
+      c.affinity_format = s;
+    else
+      complain("OMP_AFFINITY_FORMAT", s, (std::string("\"") + c.affinity_format + "\" (" + error + ")").c_str());
+  }
   return c;
 }
 }  // namespace
@@ -239,6 +314,8 @@ const global_config& config() noexcept {
 // OMP_DISPLAY_ENV reports then, and the initial thread takes its place when binding is on.
 __attribute__((constructor)) static void init_environment() {
   if (config().display_env != 0) display_environment(config());
+  (void)omp_get_max_teams();  // teams.cpp reads OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT on first use
+  (void)omp_get_teams_thread_limit();
   bind_initial_thread();
 }
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,12 @@ enum sched_kind : int { k_sched_static = 1, k_sched_dynamic = 2, k_sched_guided 
 inline constexpr unsigned k_sched_monotonic = 0x80000000u;
 inline constexpr unsigned k_max_levels = 255;  // omp_get_supported_active_levels, as libgomp
 
+// [P-OMP Limit] a contention group (an initial thread and every team thread its regions
+// start, nested ones included): how many of its threads are in teams now.
+struct contention_group {
+  std::atomic<unsigned> busy{1};  // its initial thread, plus what the live regions reserved
+};
+
 // The ICVs a task carries (data environment ICVs: copied into every new task).
 struct icv {
   unsigned nthreads = 1;  // nthreads-var for regions this task starts
@@ -53,6 +60,8 @@ struct icv {
   // the league of a teams construct this task runs in ([P-OMP Teams]): inherited like an ICV,
   // so parallel regions and tasks inside team k still answer omp_get_team_num() == k
   unsigned league_size = 1, league_num = 0;
+  contention_group* cgroup = nullptr;  // the group its regions' threads count in ([P-OMP Limit])
+  std::uintptr_t def_allocator = 1;    // def-allocator-var: omp_default_mem_alloc, or OMP_ALLOCATOR's
   bool operator==(const icv&) const = default;
 };
 
@@ -65,13 +74,22 @@ struct global_config {
   unsigned num_procs = 1;
   bool cancellation = false;
   int max_task_priority = 0;
-  bool passive_wait = false;             // OMP_WAIT_POLICY=passive: park without spinning
-  std::vector<unsigned> bind_list;       // OMP_PROC_BIND per level (index = level - 1), when a list
-  bool proc_bind_set = false;            // OMP_PROC_BIND was given (and valid)
-  std::vector<std::vector<int>> places;  // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
-  int display_env = 0;                   // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
+  bool passive_wait = false;               // OMP_WAIT_POLICY=passive: park without spinning
+  std::vector<unsigned> bind_list;         // OMP_PROC_BIND per level (index = level - 1), when a list
+  bool proc_bind_set = false;              // OMP_PROC_BIND was given (and valid)
+  std::vector<std::vector<int>> places;    // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
+  int display_env = 0;                     // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
+  unsigned default_device = 0;             // OMP_DEFAULT_DEVICE (checked and shown; the host is the only device)
+  std::string target_offload = "DEFAULT";  // OMP_TARGET_OFFLOAD (checked and shown; nothing is offloaded)
+  bool display_affinity = false;           // OMP_DISPLAY_AFFINITY
+  std::string affinity_format;             // OMP_AFFINITY_FORMAT, else default_affinity_format()
 };
 const global_config& config() noexcept;
+// The predefined allocators' names, index = handle (alloc.cpp).
+extern const char* const k_allocator_names[9];
+// thread-limit-var for a task with ICVs v: a teams or target clause, else OMP_THREAD_LIMIT,
+// whichever is smaller; 0 when neither sets one.
+unsigned thread_limit_of(const icv& v) noexcept;
 
 // One line on stderr: "forkjoin-omp: invalid value for environment variable VAR: "value";
 // using FALLBACK".
@@ -80,6 +98,26 @@ std::vector<int> usable_cpus();                    // places.cpp: the CPUs the p
 void read_proc_bind(global_config& c);             // places.cpp
 void read_places(global_config& c);                // places.cpp, after read_proc_bind
 void display_environment(const global_config& c);  // display_env.cpp: OMP_DISPLAY_ENV's report
+
+// ---- affinity display (affinity.cpp) -----------------------------------------------------
+
+const char* default_affinity_format() noexcept;
+bool valid_affinity_format(const char* format, std::string& error);  // error: why not
+void set_affinity_format(const char* format, std::size_t length);
+// `fortran`: the result is blank-padded to size without a terminator (Fortran's character
+// arguments); else NUL-terminated within size. Both return the full length.
+std::size_t get_affinity_format(char* buffer, std::size_t size, bool fortran);
+std::size_t capture_affinity(char* buffer, std::size_t size, const char* format, bool fortran);
+void display_affinity(const char* format);  // format null or empty: the affinity-format-var
+// OMP_DISPLAY_AFFINITY, set once with the configuration; start_turn calls show_affinity, which
+// prints the calling thread's line when it differs from the last one it printed.
+extern std::atomic<bool> g_display_affinity;
+void show_affinity_slow() noexcept;
+inline void show_affinity() noexcept {
+  // relaxed: a flag written once while the configuration is read, before any region
+  if (g_display_affinity.load(std::memory_order_relaxed)) [[unlikely]]
+    show_affinity_slow();
+}
 
 // ---- waiting ([P-OMP Wait]) --------------------------------------------------------------
 
@@ -226,6 +264,7 @@ struct taskgroup {
   std::uintptr_t* reductions = nullptr;  // task reductions in scope: its own or the enclosing group's ([P-OMP Reduce])
   ws_reduction* ws_red = nullptr;        // a worksharing construct's reduction(task, ...) group (R5)
   void* kmpc_red = nullptr;              // the KMPC front-end's task reductions of this group (kmpc_taskred.cpp)
+  bool workshare = false;  // a worksharing construct's own group (reduction(task, ...)), not a taskgroup construct
 };
 
 // [P-OMP Reduce R1] (reduction.cpp) allocates the per-thread copies of the task-reduction
@@ -247,6 +286,7 @@ struct task {
   bool implicit = false;
   bool final_task = false;
   bool deferred = false;
+  bool copied = false;    // cpyfn built its arguments: it runs even when cancelled ([P-OMP Cancel K5])
   bool detached = false;  // [P-OMP Detach] (detach.cpp)
   // dependences ([P-OMP Depend])
   std::atomic<std::uint32_t> npred{0};        // unfinished predecessors + 1 while being created
@@ -417,6 +457,9 @@ struct team {
   int bind_place = -1;
   int part_lo = 0, part_len = 0;
   std::uint64_t trace_region = 0;  // the region's number in the trace, 0 when not traced ([P-TRACE])
+  // [P-OMP Limit L2] the threads 1..n-1 reserved in this contention group, given back at the end
+  contention_group* cgroup = nullptr;
+  unsigned cgroup_taken = 0;
 };
 
 inline bool run_inbox(thread_state& ts, bool any) noexcept;
@@ -462,6 +505,10 @@ struct thread_state {
   // pool workers reserved for the region this thread is about to start ([P-OMP Team S4])
   std::vector<unsigned> reserved;
   long single_index = 0;  // plain singles this thread entered in its current team ([P-OMP WS S1])
+  // [P-OMP Limit] the contention group this thread is the initial thread of, and the team
+  // threads resolve_num_threads reserved in the current group for the region it starts next
+  contention_group cgroup;
+  unsigned cgroup_taken = 0;
   // [P-OMP Hot] the last finished team this thread was the primary of, per nesting level
   // (hot[level - 1]), kept for its next region of that level and size
   static constexpr unsigned k_hot_levels = 4;

@@ -195,7 +195,8 @@ FORKJOIN_OMP_EXPORT kmp_uint64 __kmpc_get_parent_taskid() {
 
 // [P-OMP KMPC K13] a thread's copy of a threadprivate variable is made on its first access:
 // by the registered constructor (or copy constructor from the original), else as a copy of
-// the original's bytes as the first access found them; the initial thread uses the original.
+// the original's bytes as the first access of any thread found them; the initial thread uses
+// the original, and its first access counts (it may change the original right after).
 namespace {
 struct tp_var {
   void* (*ctor)(void*) = nullptr;
@@ -215,11 +216,12 @@ tp_registry& registry() {
 thread_local std::unordered_map<const void*, void*>* tls_copies = nullptr;
 
 void* thread_copy(void* data, std::size_t size) {
-  if (self().gtid == 0) return data;
   if (tls_copies == nullptr) tls_copies = new std::unordered_map<const void*, void*>;
   auto it = tls_copies->find(data);
   if (it != tls_copies->end()) return it->second;
   tp_var v;
+  // the initial thread's first access takes the snapshot too (when no other thread's did),
+  // before the address it returns lets the program change the original
   {
     tp_registry& r = registry();
     std::lock_guard<std::mutex> g(r.lock);
@@ -231,6 +233,10 @@ void* thread_copy(void* data, std::size_t size) {
       std::memcpy(rv.initial, data, size);
     }
     v = rv;
+  }
+  if (self().gtid == 0) {
+    tls_copies->emplace(data, data);
+    return data;
   }
   if (size == 0) size = v.size;
   void* copy = std::calloc(size != 0 ? size : 1, 1);

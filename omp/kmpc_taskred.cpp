@@ -135,6 +135,7 @@ template <class In>
 void* modifier_init(int num, const In* data) {
   thread_state& ts = self();
   taskgroup* g = taskgroup_start(ts);
+  g->workshare = true;  // [P-OMP Cancel K3] cancel taskgroup passes it by
   const unsigned nth = ts.cur_team->nthreads;
   if (nth == 1 || num <= 0) return g;
   // every thread of the team reaches the construct: a work share matches their encounters

@@ -5,6 +5,9 @@
 // set them, as OpenMP specifies. [P-OMP Lock]
 #include "lock.hpp"
 
+#include <type_traits>
+
+#include "api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -29,55 +32,29 @@ void mutex_unlock_slow(std::uint32_t* word) noexcept {
 }
 
 namespace {
-struct nest_lock {
-  std::uint32_t word;
-  int depth;
-  void* owner;
-};
-
-void* current_owner() noexcept { return self().cur_task; }
 std::atomic_ref<void*> owner_of(nest_lock* l) noexcept { return std::atomic_ref<void*>(l->owner); }
+std::atomic_ref<nest_lock*> record_of(nest_slot* s) noexcept { return std::atomic_ref<nest_lock*>(s->record); }
+}  // namespace
 
-// [P-OMP Lock L3] the user's omp_nest_lock_t holds the record's address. A lock used without
-// omp_init_nest_lock (zero-initialised) gets one on first use; racing first users install one
-// with a CAS and the loser frees its own.
-std::atomic_ref<nest_lock*> slot_of(nest_lock* user) noexcept {
-  return std::atomic_ref<nest_lock*>(*reinterpret_cast<nest_lock**>(user));
-}
-nest_lock* record_of(nest_lock* user) noexcept {
-  nest_lock* l = slot_of(user).load(std::memory_order_acquire);  // [P-OMP Lock L3] pairs with the install
+// [P-OMP Lock L3] a lock used without omp_init_nest_lock (zero-initialised) gets its record on
+// first use; racing first users install one with a CAS and the loser frees its own.
+nest_lock* nest_record(nest_slot* s) noexcept {
+  nest_lock* l = record_of(s).load(std::memory_order_acquire);  // [P-OMP Lock L3] pairs with the install
   if (l != nullptr) return l;
   auto* fresh = new nest_lock{0, 0, nullptr};
-  if (slot_of(user).compare_exchange_strong(l, fresh, std::memory_order_acq_rel,
-                                            std::memory_order_acquire))  // [P-OMP Lock L3] pairs with the loads
+  if (record_of(s).compare_exchange_strong(l, fresh, std::memory_order_acq_rel,
+                                           std::memory_order_acquire))  // [P-OMP Lock L3] pairs with the loads
     return fresh;
   delete fresh;
   return l;
 }
-}  // namespace
-}  // namespace forkjoin::omp
-
-using namespace forkjoin::omp;
-
-static_assert(sizeof(forkjoin::omp::nest_lock*) <= 8, "omp_nest_lock_t is 8 bytes in libomp's omp.h");
-
-FORKJOIN_OMP_EXPORT void omp_init_lock(std::uint32_t* l) { *l = 0; }
-FORKJOIN_OMP_EXPORT void omp_init_lock_with_hint(std::uint32_t* l, int) { *l = 0; }
-FORKJOIN_OMP_EXPORT void omp_destroy_lock(std::uint32_t*) {}
-FORKJOIN_OMP_EXPORT void omp_set_lock(std::uint32_t* l) { mutex_lock(l); }
-FORKJOIN_OMP_EXPORT void omp_unset_lock(std::uint32_t* l) { mutex_unlock(l); }
-FORKJOIN_OMP_EXPORT int omp_test_lock(std::uint32_t* l) { return mutex_try_lock(l) ? 1 : 0; }
-
-FORKJOIN_OMP_EXPORT void omp_init_nest_lock(nest_lock* user) {
-  slot_of(user).store(new nest_lock{0, 0, nullptr}, std::memory_order_release);  // [P-OMP Lock L3]
+void nest_init(nest_slot* s) noexcept {
+  record_of(s).store(new nest_lock{0, 0, nullptr}, std::memory_order_release);  // [P-OMP Lock L3] the install
 }
-FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint(nest_lock* l, int) { omp_init_nest_lock(l); }
-FORKJOIN_OMP_EXPORT void omp_destroy_nest_lock(nest_lock* user) {
-  delete slot_of(user).exchange(nullptr, std::memory_order_acq_rel);  // [P-OMP Lock L3] pairs with the install
+void nest_destroy(nest_slot* s) noexcept {
+  delete record_of(s).exchange(nullptr, std::memory_order_acq_rel);  // [P-OMP Lock L3] pairs with the install
 }
-FORKJOIN_OMP_EXPORT void omp_set_nest_lock(nest_lock* user) {
-  nest_lock* l = record_of(user);
-  void* me = current_owner();
+void nest_set(nest_lock* l, void* me) noexcept {
   // only the owner itself can have stored `me`, so a relaxed read suffices to recognise it
   if (owner_of(l).load(std::memory_order_relaxed) != me) {
     mutex_lock(&l->word);
@@ -85,19 +62,53 @@ FORKJOIN_OMP_EXPORT void omp_set_nest_lock(nest_lock* user) {
   }
   ++l->depth;
 }
-FORKJOIN_OMP_EXPORT void omp_unset_nest_lock(nest_lock* user) {
-  nest_lock* l = record_of(user);
+void nest_unset(nest_lock* l) noexcept {
   if (--l->depth == 0) {
     owner_of(l).store(nullptr, std::memory_order_relaxed);
     mutex_unlock(&l->word);
   }
 }
-FORKJOIN_OMP_EXPORT int omp_test_nest_lock(nest_lock* user) {
-  nest_lock* l = record_of(user);
-  void* me = current_owner();
+int nest_test(nest_lock* l, void* me) noexcept {
   if (owner_of(l).load(std::memory_order_relaxed) != me) {
     if (!mutex_try_lock(&l->word)) return 0;
     owner_of(l).store(me, std::memory_order_relaxed);
   }
   return ++l->depth;
 }
+}  // namespace forkjoin::omp
+
+using namespace forkjoin::omp;
+
+static_assert(sizeof(nest_slot) == 8, "omp_nest_lock_t is 8 bytes in libomp's omp.h and gfortran's omp_lib");
+
+namespace {
+void* current_task() noexcept { return self().cur_task; }  // OpenMP 3.0 on: tasks own nest locks
+}  // namespace
+
+// The lock routines exist in two versions, as in libgomp: OMP_3.0 (the default, defined here)
+// and OMP_1.0 for binaries of gcc < 4.4 (lock_compat.cpp), both given by FORKJOIN_OMP_SYMVER.
+// api.hpp's declarations (omp_init_lock, ...) bind to the default ones, as the checks below
+// keep them in step.
+#define FJ_OMP_3_0(name, impl, ret, params)                                                \
+  FORKJOIN_OMP_EXPORT ret impl params;                                                     \
+  FORKJOIN_OMP_SYMVER(impl, #name "@@OMP_3.0");                                            \
+  static_assert(std::is_same_v<decltype(&(impl)), decltype(&(name))>, #impl " is " #name); \
+  ret impl params
+
+FJ_OMP_3_0(omp_init_lock, forkjoin_omp_init_lock, void, (std::uint32_t * l)) { *l = 0; }
+FJ_OMP_3_0(omp_destroy_lock, forkjoin_omp_destroy_lock, void, (std::uint32_t*)) {}
+FJ_OMP_3_0(omp_set_lock, forkjoin_omp_set_lock, void, (std::uint32_t * l)) { mutex_lock(l); }
+FJ_OMP_3_0(omp_unset_lock, forkjoin_omp_unset_lock, void, (std::uint32_t * l)) { mutex_unlock(l); }
+FJ_OMP_3_0(omp_test_lock, forkjoin_omp_test_lock, int, (std::uint32_t * l)) { return mutex_try_lock(l) ? 1 : 0; }
+FJ_OMP_3_0(omp_init_nest_lock, forkjoin_omp_init_nest_lock, void, (nest_slot * s)) { nest_init(s); }
+FJ_OMP_3_0(omp_destroy_nest_lock, forkjoin_omp_destroy_nest_lock, void, (nest_slot * s)) { nest_destroy(s); }
+FJ_OMP_3_0(omp_set_nest_lock, forkjoin_omp_set_nest_lock, void, (nest_slot * s)) {
+  nest_set(nest_record(s), current_task());
+}
+FJ_OMP_3_0(omp_unset_nest_lock, forkjoin_omp_unset_nest_lock, void, (nest_slot * s)) { nest_unset(nest_record(s)); }
+FJ_OMP_3_0(omp_test_nest_lock, forkjoin_omp_test_nest_lock, int, (nest_slot * s)) {
+  return nest_test(nest_record(s), current_task());
+}
+
+FORKJOIN_OMP_EXPORT void omp_init_lock_with_hint(std::uint32_t* l, int) { *l = 0; }
+FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint(nest_slot* s, int) { nest_init(s); }

@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {

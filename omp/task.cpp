@@ -34,9 +34,10 @@ task* allocate(void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_
     *static_cast<void**>(detach) = handle;
     if (data != nullptr) *static_cast<void**>(data) = handle;
   }
-  if (cpyfn != nullptr)
+  if (cpyfn != nullptr) {
     cpyfn(t->data, data);
-  else if (size != 0)
+    t->copied = true;
+  } else if (size != 0)
     std::memcpy(t->data, data, size);
   return t;
 }
@@ -90,7 +91,8 @@ void run_task(thread_state& ts, task* t) noexcept {
   t->mark = ts.push_seq;  // [P-OMP Task T3] tasks pushed from now on are its descendants
   const trace_span span(forkjoin::detail::trace_kind::omp_task, reinterpret_cast<std::uintptr_t>(t->fn),
                         t->deferred ? 0 : 1);
-  if (!t->deferred || !task_cancelled(*t)) t->fn(t->data);  // [P-OMP Cancel K5] discarded unstarted
+  // [P-OMP Cancel K5] discarded unstarted, unless only its body destroys its copies
+  if (!t->deferred || t->copied || !task_cancelled(*t)) t->fn(t->data);
   ts.cur_task = prev;
   if (t->detached && !detached_body_returned(t)) return;  // [P-OMP Detach V3] the event completes it
   finish(ts, t);

@@ -116,6 +116,7 @@ thread_state& make_self() {
   ts->gtid = next_gtid.fetch_add(1, std::memory_order_relaxed);  // a number, nothing to publish
   auto* t = new team(1);
   t->implicit_tasks[0].icvs = config().initial;
+  t->implicit_tasks[0].icvs.cgroup = &ts->cgroup;  // [P-OMP Limit] an initial thread's own group
   t->implicit_tasks[0].children.owner = ts;
   ts->initial_team = t;
   ts->cur_team = t;
@@ -150,6 +151,7 @@ void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
   ts.have_chunk = false;
   ts.single_index = 0;
   bind_team_thread(t, id);  // [P-OMP Bind] B3
+  show_affinity();          // OMP_DISPLAY_AFFINITY, after the binding it shows
   trace_turn_begin(t, id);  // [P-TRACE] the turn's span
 }
 
@@ -319,16 +321,35 @@ unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
   if (n <= 1) return 1;
   if (ts.cur_team->active_level >= v.max_active_levels) return 1;
   if (v.dyn && n > config().num_procs) n = config().num_procs;
-  if (config().thread_limit != 0 && n > config().thread_limit) n = config().thread_limit;
-  if (v.thread_limit != 0 && n > v.thread_limit) n = v.thread_limit;  // a teams or target clause [P-OMP Teams]
+  // [P-OMP Limit L1] thread-limit-var bounds the whole contention group: reserve the team's
+  // other threads there first
+  const unsigned limit = v.cgroup != nullptr ? thread_limit_of(v) : 0;
+  if (limit != 0) {
+    std::atomic<unsigned>& busy = v.cgroup->busy;
+    unsigned b = busy.load(std::memory_order_relaxed);  // a guess; the CAS decides
+    unsigned take;
+    do {
+      const unsigned room = b < limit ? limit - b : 0;
+      take = n - 1 < room ? n - 1 : room;
+    } while (take != 0 && !busy.compare_exchange_weak(b, b + take, std::memory_order_acquire,
+                                                      std::memory_order_relaxed));  // [P-OMP Limit L1] pairs with L2
+    n = 1 + take;
+  }
   // [P-OMP Team S4] on a pool worker and without num_threads, the team is the caller and the
   // idle workers it could reserve: a parallel_for body that calls an OpenMP-parallel
-  // function never multiplies the threads
-  if (requested == 0 && n > 1) {
+  // function never multiplies the threads. Not for a region nested in an OpenMP region with
+  // dyn-var false: OpenMP gives it nthreads-var threads
+  if (requested == 0 && n > 1 && (ts.cur_team->level == 0 || v.dyn)) {
     const int got = reserve_idle_workers(ts, n - 1);
-    if (got >= 0) n = 1 + static_cast<unsigned>(got);
+    if (got >= 0) {
+      // the group's threads this smaller team does not use go back at once (never used:
+      // relaxed is enough)
+      if (limit != 0) v.cgroup->busy.fetch_sub(n - 1 - static_cast<unsigned>(got), std::memory_order_relaxed);
+      n = 1 + static_cast<unsigned>(got);
+    }
   }
-  return n < 1 ? 1 : n;
+  ts.cgroup_taken = limit != 0 ? n - 1 : 0;  // begin_region hands them to the team
+  return n;
 }
 
 team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags,
@@ -361,6 +382,9 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
   }
   t->saved = saved_state{ts.cur_team,    ts.id,       ts.cur_task, ts.ws_index,   ts.cur_ws,
                          ts.static_trip, ts.chunk_lo, ts.chunk_hi, ts.have_chunk, ts.single_index};
+  t->cgroup = ts.cur_task->icvs.cgroup;  // [P-OMP Limit L2] given back by end_region
+  t->cgroup_taken = ts.cgroup_taken;
+  ts.cgroup_taken = 0;
   t->attached.owner = &ts;
   t->attached.add(n - 1);
   start_turn(ts, *t, 0);
@@ -372,6 +396,9 @@ void end_region(thread_state& ts) noexcept {
   team* t = ts.cur_team;
   end_barrier(ts);  // [P-OMP Team E1]
   trace_turn_end(*t, 0);
+  // every team thread finished its part (E1): the group gets the team's threads back
+  if (t->cgroup_taken != 0)
+    t->cgroup->busy.fetch_sub(t->cgroup_taken, std::memory_order_release);  // [P-OMP Limit L2] pairs with L1
   const saved_state& s = t->saved;
   ts.cur_team = s.cur_team;
   ts.id = s.id;

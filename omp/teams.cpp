@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -54,7 +55,9 @@ void run_as_initial_thread(thread_state& ts, const icv& v, fn_t fn, void* data, 
   }
   t->attached.owner = &ts;
   task& implicit = t->implicit_tasks[0];
+  contention_group group;  // [P-OMP Limit] an initial thread starts a contention group
   implicit.icvs = v;
+  implicit.icvs.cgroup = &group;
   implicit.children.owner = &ts;
   implicit.mark = ts.push_seq;
   const saved_state saved{ts.cur_team,    ts.id,       ts.cur_task, ts.ws_index,   ts.cur_ws,

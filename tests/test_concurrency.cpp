@@ -165,7 +165,7 @@ TEST(Cgroup, MissingFilesMeanNoLimit) {
   EXPECT_EQ(root.limit(), 0u);  // no cpu.max
 }
 
-TEST(Concurrency, SmallestOfMaskQuotaAndEnvironment) {
+TEST(Concurrency, ExplicitCountElseSmallerOfMaskAndQuota) {
   std::string warnings;
   fj::detail::concurrency_inputs in;
   in.mask_cpus = 8;
@@ -178,8 +178,11 @@ TEST(Concurrency, SmallestOfMaskQuotaAndEnvironment) {
   EXPECT_EQ(fj::detail::resolve_concurrency(in, warnings), 5u);
   in.forkjoin_num_threads = " 2 ";  // forkjoin's own variable wins
   EXPECT_EQ(fj::detail::resolve_concurrency(in, warnings), 2u);
-  in.forkjoin_num_threads = "64";  // never above the CPUs the process may use
-  EXPECT_EQ(fj::detail::resolve_concurrency(in, warnings), 8u);
+  in.forkjoin_num_threads = "64";  // explicit: honoured above the CPUs the process may use
+  EXPECT_EQ(fj::detail::resolve_concurrency(in, warnings), 64u);
+  in.forkjoin_num_threads = nullptr;
+  in.omp_num_threads = "12";
+  EXPECT_EQ(fj::detail::resolve_concurrency(in, warnings), 12u);
   EXPECT_EQ(warnings, "");
   in = {};
   EXPECT_GE(fj::detail::resolve_concurrency(in, warnings), 1u);  // nothing known: hardware_concurrency
@@ -201,6 +204,15 @@ TEST(Concurrency, MalformedVariableIsReportedAndIgnored) {
   in.omp_num_threads = "many";
   EXPECT_EQ(fj::detail::resolve_concurrency(in, warnings), 4u);
   EXPECT_EQ(warnings, "forkjoin: ignoring OMP_NUM_THREADS='many' (not a positive thread count); using 4 threads\n");
+  // in libforkjoin-omp the OpenMP layer reports OMP_NUM_THREADS: ignored without a warning
+  warnings.clear();
+  in.report_omp_num_threads = false;
+  EXPECT_EQ(fj::detail::resolve_concurrency(in, warnings), 4u);
+  EXPECT_EQ(warnings, "");
+  in.forkjoin_num_threads = "lots";  // forkjoin's own variable is still reported
+  EXPECT_EQ(fj::detail::resolve_concurrency(in, warnings), 4u);
+  EXPECT_EQ(warnings,
+            "forkjoin: ignoring FORKJOIN_NUM_THREADS='lots' (not a positive thread count); using 4 threads\n");
 }
 
 TEST(Concurrency, AffinityMaskMatchesTheKernel) {
@@ -208,7 +220,9 @@ TEST(Concurrency, AffinityMaskMatchesTheKernel) {
   ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
   EXPECT_EQ(fj::detail::affinity_cpu_count(), static_cast<std::size_t>(CPU_COUNT(&set)));
   EXPECT_GE(fj::default_concurrency(), 1u);
-  EXPECT_LE(fj::default_concurrency(), fj::detail::affinity_cpu_count());
+  if (std::getenv("FORKJOIN_NUM_THREADS") == nullptr && std::getenv("OMP_NUM_THREADS") == nullptr) {
+    EXPECT_LE(fj::default_concurrency(), fj::detail::affinity_cpu_count());
+  }
 }
 
 TEST(Concurrency, MaskThroughTaskset) {
@@ -224,6 +238,9 @@ TEST(Concurrency, MaskThroughTaskset) {
   const std::string prefix = "env -u FORKJOIN_NUM_THREADS -u OMP_NUM_THREADS FORKJOIN_TEST_PRINT_CONCURRENCY=1 ";
   const std::string pinned = " taskset -c " + std::to_string(cpu) + " '" + self + "' 2>&1";
   EXPECT_EQ(run_command(prefix + pinned), "concurrency=1\n");
+  // an explicit count is honoured above the one CPU the process may use
+  EXPECT_EQ(run_command(prefix + "OMP_NUM_THREADS=3" + pinned), "concurrency=3\n");
+  EXPECT_EQ(run_command(prefix + "FORKJOIN_NUM_THREADS=5 OMP_NUM_THREADS=3" + pinned), "concurrency=5\n");
   // Unpinned, the child sees what this process sees.
   std::string warnings;
   const std::size_t unpinned = fj::detail::resolve_concurrency(

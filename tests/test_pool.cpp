@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -125,7 +126,7 @@ TEST(Pool, ThousandCreateDestroyCycles) {
 }
 
 TEST(Pool, EnvironmentSetsDefaultSize) {
-  // The variables lower the default (default_concurrency(): never above the CPUs available).
+  // The variables set the default (default_concurrency(): as given, also above the CPUs).
   ::unsetenv("FORKJOIN_NUM_THREADS");
   ::unsetenv("OMP_NUM_THREADS");
   const std::size_t cpus = fj::default_concurrency();
@@ -144,7 +145,13 @@ TEST(Pool, EnvironmentSetsDefaultSize) {
   ::setenv("FORKJOIN_NUM_THREADS", "2", 1);  // forkjoin's own variable wins
   {
     fj::pool p;
-    EXPECT_EQ(p.num_threads(), std::min<std::size_t>(2, cpus));
+    EXPECT_EQ(p.num_threads(), 2u);
+  }
+  ::unsetenv("FORKJOIN_NUM_THREADS");
+  ::setenv("OMP_NUM_THREADS", std::to_string(cpus + 2).c_str(), 1);  // more than the CPUs
+  {
+    fj::pool p;
+    EXPECT_EQ(p.num_threads(), cpus + 2);
   }
   ::setenv("FORKJOIN_NUM_THREADS", "lots", 1);  // reported on stderr and ignored, never thrown
   ::setenv("OMP_NUM_THREADS", "1", 1);

@@ -6,13 +6,14 @@
 
 namespace forkjoin {
 
-/// The number of threads the process should keep busy: the smallest of
+/// The number of threads the process should keep busy: `FORKJOIN_NUM_THREADS`, else
+/// `OMP_NUM_THREADS` (its first entry), when set to a positive integer, as given (also above
+/// the CPU count: the user asked for that many); a malformed value is reported once on stderr
+/// and ignored. Otherwise the smaller of
 ///  - the CPUs in the process's affinity mask (`taskset`, `sched_setaffinity`, cpusets),
 ///  - the CPU quota of the process's cgroup, rounded up (v2 `cpu.max`; v1
-///    `cpu.cfs_quota_us / cpu.cfs_period_us`; the tightest of the cgroup and its ancestors),
-///  - `FORKJOIN_NUM_THREADS`, else `OMP_NUM_THREADS` (its first entry), when set to a
-///    positive integer; a malformed value is reported once on stderr and ignored;
-/// and at least 1. Computed afresh on every call (a few small reads of /proc and /sys).
+///    `cpu.cfs_quota_us / cpu.cfs_period_us`; the tightest of the cgroup and its ancestors);
+/// at least 1. Computed afresh on every call (a few small reads of /proc and /sys).
 std::size_t default_concurrency();
 
 }  // namespace forkjoin

@@ -24,23 +24,26 @@ namespace forkjoin {
 /// Construction options for a pool. Every field has a usable default.
 struct pool_options {
   /// Threads that work, counting the external thread inside pool::run. 0 = default:
-  /// default_concurrency() (the affinity mask, the cgroup CPU quota and FORKJOIN_NUM_THREADS /
-  /// OMP_NUM_THREADS, whichever is smallest). Values above k_max_threads are clamped to it.
+  /// default_concurrency() (FORKJOIN_NUM_THREADS / OMP_NUM_THREADS when set, else the smaller
+  /// of the affinity mask and the cgroup CPU quota). Values above k_max_threads are clamped to it.
   /// A pool shares the process's CPU budget unless this is set explicitly above the budget's
   /// size (DESIGN.md [P-BUDGET]).
   std::size_t num_threads = 0;
   /// Stack size of each background worker, in bytes. Helping waits run stolen jobs on the
   /// waiter's stack; a waiter stops stealing once half of its stack is used.
   std::size_t stack_size = std::size_t{8} << 20;
-  /// How long an idle worker spins (PAUSE) looking for work before it starts yielding.
-  /// Short on purpose: a woken worker is often queued on its waker's CPU, and spinning
-  /// there starves the waker (bench_runtime's wake rendezvous took 70 us with 50 us of
-  /// spin, 20 us with 5 us). The yields that follow keep the worker hot without that cost.
+  /// The shortest time an idle worker spins (PAUSE between sweeps of the other deques)
+  /// before it parks on a futex. Each worker lengthens its spin, up to max_spin_time, to
+  /// cover the gaps it sees between running out of work and finding more: back-to-back
+  /// parallel loops find their workers awake, while a pool idle for longer than
+  /// max_spin_time parks its workers after at most that much spinning.
   std::chrono::nanoseconds spin_time = std::chrono::microseconds(5);
-  /// sched_yield rounds after spinning, before parking on a futex (and at most 1 ms of
-  /// them: on a busy machine one yield can last a whole time slice). 32: the high end of
-  /// the 16-32 rounds that Rayon, oneTBB and Taskflow use before sleeping, so that
-  /// back-to-back parallel loops (gaps of 1-10 us) still find their workers awake.
+  /// The longest an idle worker spins before it parks (see spin_time). Bounds the CPU an
+  /// idle pool burns after a burst of work: at most this much per worker that searches.
+  std::chrono::nanoseconds max_spin_time = std::chrono::microseconds(100);
+  /// Only for a pool with more threads than the CPUs it may use (oversubscribed): after
+  /// spin_time of spinning, an idle worker yields up to this many times (at most 1 ms of
+  /// yields) before it parks, so that it hands the CPU to a thread that works.
   unsigned yield_rounds = 32;
   /// Pin worker i to the i-th CPU of the process's affinity mask (modulo its size).
   bool pin_threads = false;
@@ -165,10 +168,11 @@ class pool {
     std::uint64_t jobs_run = 0, steals = 0, steal_attempts = 0, lost_races = 0, parks = 0, splits_served = 0;
     std::chrono::nanoseconds time_parked{0}, time_spinning{0};
   };
-  /// Totals over the workers, and each worker's own figures (index = worker index).
+  /// Totals over the workers, and each worker's own figures (index = worker index). wakes
+  /// counts the parked workers woken up (each one a futex wake).
   struct stats {
     std::uint64_t steals = 0, steal_attempts = 0, lost_races = 0, parks = 0;
-    std::uint64_t jobs_run = 0, splits_served = 0;
+    std::uint64_t jobs_run = 0, splits_served = 0, wakes = 0;
     std::chrono::nanoseconds time_parked{0}, time_spinning{0};
     std::vector<worker_stats> workers;
   };

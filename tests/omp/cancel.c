@@ -202,6 +202,36 @@ static void cancel_taskgroup(void) {
   CHECK(outer_tasks == 10);
 }
 
+/* cancel taskgroup in a task of a worksharing loop with reduction(task, ...) binds to the
+   taskgroup construct around the loop, not to the loop's own group: the tasks each thread
+   creates in that taskgroup after the loop (whose end waits for the loop's tasks) are not
+   created. */
+static void cancel_taskgroup_from_loop(void) {
+  int sum = 0, late = 0, team = 0;
+#pragma omp parallel
+#pragma omp taskgroup
+  {
+#pragma omp single
+    team = omp_get_num_threads();
+#pragma omp for reduction(task, + : sum)
+    for (int i = 0; i < k_iters; ++i) {
+      sum++;
+#pragma omp task in_reduction(+ : sum)
+      {
+        sum += 0;
+#pragma omp cancel taskgroup
+      }
+    }
+#pragma omp task shared(late)
+    {
+#pragma omp atomic
+      late++;
+    }
+  }
+  CHECK(sum == k_iters);
+  CHECK(late == (on ? 0 : team));
+}
+
 int main(void) {
   on = omp_get_cancellation();
   for (int i = 0; i < k_search; ++i) key[i] = i;
@@ -211,6 +241,7 @@ int main(void) {
     cancel_parallel();
     cancel_sections();
     cancel_taskgroup();
+    cancel_taskgroup_from_loop();
   }
   printf("cancel: ok (cancellation %s)\n", on ? "on" : "off");
   return 0;

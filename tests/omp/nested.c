@@ -1,6 +1,7 @@
 /* nested: inactive nesting by default (inner teams of one that still count levels), then
    active nesting with real inner teams, ancestor thread numbers and team sizes, barriers and
-   work shares inside inner teams, and an orphaned loop called at every level. */
+   work shares inside inner teams, an orphaned loop called at every level, and inner teams
+   sized by nthreads-var when dynamic adjustment is off. */
 #include <omp.h>
 #include <string.h>
 
@@ -75,6 +76,23 @@ int main(void) {
   CHECK(bad == 0);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j) CHECK(pairs[i][j] == 1);
+  /* nesting on, dynamic adjustment off, no num_threads clause: every inner team has
+     nthreads-var threads, whichever thread (the initial thread, a pool worker or a spare)
+     starts it */
+  omp_set_dynamic(0);
+  omp_set_num_threads(4);
+  int inner_size[4] = {0, 0, 0, 0}, outer_size = 0;
+#pragma omp parallel
+  {
+    int outer = omp_get_thread_num();
+    if (outer == 0) outer_size = omp_get_num_threads();
+#pragma omp parallel
+    {
+      if (omp_get_thread_num() == 0) inner_size[outer] = omp_get_num_threads();
+    }
+  }
+  CHECK(outer_size == 4);
+  for (int i = 0; i < 4; ++i) CHECK(inner_size[i] == 4);
   puts("nested: ok");
   return 0;
 }

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -23,6 +25,11 @@
 namespace forkjoin::detail {
 
 struct no_result {};  // parallel_for's "accumulator"
+
+// [P-LOOP Rate] for the instruction-count gate: when not 0, every auto_ loop takes this as
+// its site's rate (iterations per loop_budget::k_slice_ns) and times nothing, so that which
+// path a loop takes does not depend on the clock. Read relaxed once per call.
+inline std::atomic<std::uint64_t> g_loop_fixed_rate{0};
 
 template <class U, class T, class Chunk, class Combine>
 class loop_engine {
@@ -71,16 +78,18 @@ class loop_engine {
       }
     }
   }
-  // Split now? Only when someone idle could take the other half and nothing this worker
-  // published is still there for it (an untaken block leaf, an earlier half): a searching
-  // worker that asked this deque for work, or, with nobody searching, a sleeper that the
-  // split's publication would wake ([INV-WAKE]). With everyone busy nothing splits.
+  // Split now? Only when someone could take the other half and nothing this worker
+  // published is still there for it (an untaken block leaf, an earlier half): a thief that
+  // asked this deque for work ([P-DEQUE X1]: a searching worker, or a worker helping in a
+  // join or group wait, which the idle word does not count), or, with nobody searching, a
+  // sleeper that the split's publication would wake ([INV-WAKE]). An *asked* bit left from
+  // a thief that found work elsewhere costs one split: its publication clears the bit
+  // (X2) unless someone is idle.
   static bool demand() noexcept {
     worker* w = tls_worker;
+    if (w->deque_.split_requested()) return !w->deque_.has_public_work();
     const idle_count c = idle_count::decode(w->idle_word_->load(std::memory_order_relaxed));
-    if (c.searching == 0 && c.sleeping == 0) return false;
-    if (w->deque_.has_public_work()) return false;
-    return c.searching != 0 ? w->deque_.split_requested() : true;
+    return c.searching == 0 && c.sleeping != 0 && !w->deque_.has_public_work();
   }
 
   // auto_: T contiguous blocks, OpenMP's static blocks, each claimed by its own worker
@@ -91,18 +100,69 @@ class loop_engine {
   // Grains start at n/(16T) and halve at every split down to n/(128T) (or the explicit
   // auto_(grain)), so an imbalanced loop's last grains are small enough to share.
   T run_auto() {
-    if (sched_.chunk() != 0) {
-      grain_ = min_grain_ = static_cast<U>(std::min<std::size_t>(sched_.chunk(), n_));
-    } else {
-      grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 16)));
-      min_grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 128)));
-    }
     lazy_ = sched_.max_threads() == 0;
     sliced_ = budget_ && sched_.chunk() == 0;  // [P-FAIR Budget] engine-chosen grains only
-    // No more blocks than grains: an auto_(grain) of the whole range is one chunk.
-    const std::size_t grains = static_cast<std::size_t>(n_ / grain_) + (n_ % grain_ != 0 ? 1 : 0);
-    return run_blocks(std::min<std::size_t>(team_, grains));
+    if (sched_.chunk() != 0) {
+      grain_ = min_grain_ = static_cast<U>(std::min<std::size_t>(sched_.chunk(), n_));
+      // No more blocks than grains: an auto_(grain) of the whole range is one chunk.
+      const std::size_t grains = static_cast<std::size_t>(n_ / grain_) + (n_ % grain_ != 0 ? 1 : 0);
+      return run_blocks(std::min<std::size_t>(team_, grains));
+    }
+    grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 16)));
+    min_grain_ = static_cast<U>(std::max<std::size_t>(1, n_ / (team_ * 128)));
+    std::size_t blocks = team_;
+    // [P-LOOP Rate] once this site's rate is known: a loop worth less than k_serial_ns runs
+    // whole on the caller; blocks, grains and splits are never smaller than sharing is worth.
+    const std::uint64_t fixed = g_loop_fixed_rate.load(std::memory_order_relaxed);
+    const std::uint64_t rate = fixed != 0 ? fixed : site_estimate_.load(std::memory_order_relaxed);  // hints: relaxed
+    sampled_ = fixed == 0 && (rate == 0 || ++site_calls_ % k_sample_period == 0);
+    if (rate != 0) {
+      // Grains by time, not by count: a slow body's grains of n/(16T) iterations would keep
+      // an idle thief waiting for milliseconds before the next chance to split.
+      if (n_ < worth(rate, k_serial_ns)) return run_serial();
+      grain_ = std::max<U>(1, worth(rate, k_grain_ns));
+      min_grain_ = std::max<U>(1, worth(rate, k_grain_ns / 2));
+      split_min_ = worth(rate, k_split_ns);
+      const U per_block = std::max<U>(1, worth(rate, k_block_ns));
+      blocks = std::min<std::size_t>(team_, std::max<std::size_t>(1, static_cast<std::size_t>(n_ / per_block)));
+    }
+    return run_blocks(blocks);
   }
+  // The iterations worth `ns` of work at `rate` iterations per slice (saturating at n_).
+  U worth(std::uint64_t rate, std::uint64_t ns) const noexcept {
+    const std::uint64_t k = rate >= (std::uint64_t{1} << 40) ? ~std::uint64_t{0} : rate * ns / loop_budget::k_slice_ns;
+    return static_cast<U>(std::min<std::uint64_t>(k, static_cast<std::uint64_t>(n_)));
+  }
+  // [P-LOOP Rate] a loop too small to share: one chunk on the caller, timed on sampled calls.
+  T run_serial() {
+    const timed_leaf timer(sampled_);
+    T acc = guarded(U{0}, n_, identity_);
+    timer.done(static_cast<std::uint64_t>(n_));
+    if (budget_) poll_outside_work();
+    return acc;
+  }
+  // [P-LOOP Rate] on sampled calls a leaf reads the clock when it starts and when it stops
+  // running grains itself, and folds the rate it saw into the site's hint.
+  class timed_leaf {
+   public:
+    explicit timed_leaf(bool on) noexcept : t0_(on ? now_ns() : 0) {}
+    void done(std::uint64_t iterations) const noexcept {
+      if (t0_ == 0 || iterations == 0) return;
+      const std::uint64_t ns = static_cast<std::uint64_t>(std::max<std::int64_t>(now_ns() - t0_, 1));
+      const std::uint64_t seen = iterations >= (std::uint64_t{1} << 40)
+                                     ? ~std::uint64_t{0} / 2
+                                     : std::max<std::uint64_t>(1, iterations * loop_budget::k_slice_ns / ns);
+      const std::uint64_t old = site_estimate_.load(std::memory_order_relaxed);
+      site_estimate_.store(old == 0 ? seen : old / 2 + seen / 2, std::memory_order_relaxed);  // a hint: relaxed
+    }
+
+   private:
+    static std::int64_t now_ns() noexcept {
+      return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    }
+    const std::int64_t t0_;
+  };
   // Out of line: the split keeps its join frame away from the grain loop's registers.
   FORKJOIN_NOINLINE T split_in_half(U lo, U hi, U grain) {
     const U mid = static_cast<U>(lo + (hi - lo) / 2);
@@ -114,27 +174,33 @@ class loop_engine {
   T lazy_block(U lo, U hi, U grain) {
     T acc = identity_;
     loop_budget budget(site_estimate_, sliced_, static_cast<std::uint64_t>(hi - lo));
-    while (hi - lo > grain) {
-      acc = run_grain(lo, static_cast<U>(lo + grain), std::move(acc), budget);
-      lo = static_cast<U>(lo + grain);
-      if (lazy_ && hi - lo > grain && demand()) return combine(std::move(acc), split_in_half(lo, hi, grain));
+    const timed_leaf timer(sampled_);
+    const U first = lo;
+    for (;;) {
+      // A grain, or less when the budget's slice ends first: demand is polled at least once a
+      // slice, so a grain of a slow body does not keep an idle thief waiting for its end.
+      const U want = std::min<U>(static_cast<U>(hi - lo), grain);
+      const U step = sliced_ ? static_cast<U>(budget.next(static_cast<std::uint64_t>(want))) : want;
+      acc = run_piece(lo, static_cast<U>(lo + step), std::move(acc), budget);
+      lo = static_cast<U>(lo + step);
+      if (lo == hi || stop_.load(std::memory_order_relaxed)) break;  // relaxed: a flag, no data
+      // [P-LOOP Rate] a remainder below split_min_ is not worth a thief's trip
+      if (lazy_ && hi - lo > min_grain_ && hi - lo >= split_min_ && demand()) {
+        timer.done(static_cast<std::uint64_t>(lo - first));
+        return combine(std::move(acc), split_in_half(lo, hi, grain));
+      }
     }
-    return run_grain(lo, hi, std::move(acc), budget);
+    timer.done(static_cast<std::uint64_t>(hi - first));
+    return acc;
   }
   // [P-FAIR Budget] a grain the engine chose runs in slices of ~64 us, serving outside work
-  // between them; a grain or block the caller sized runs whole, and serves after it.
-  T run_grain(U lo, U hi, T acc, loop_budget& budget) {
-    if (!sliced_) {
-      acc = guarded(lo, hi, std::move(acc));
-      if (budget_) poll_outside_work();
-      return acc;
-    }
-    while (lo != hi && !stop_.load(std::memory_order_relaxed)) {
-      const U step = static_cast<U>(budget.next(static_cast<std::uint64_t>(hi - lo)));
-      acc = guarded(lo, static_cast<U>(lo + step), std::move(acc));
-      lo = static_cast<U>(lo + step);
-      budget.spent(step);
-    }
+  // at each slice's end; a grain or block the caller sized runs whole, and serves after it.
+  T run_piece(U lo, U hi, T acc, loop_budget& budget) {
+    acc = guarded(lo, hi, std::move(acc));
+    if (sliced_)
+      budget.spent(static_cast<std::uint64_t>(hi - lo));
+    else if (budget_)
+      poll_outside_work();
     return acc;
   }
 
@@ -181,9 +247,10 @@ class loop_engine {
     }
   }
   // static_(c), dynamic, guided: `team` participants claim chunks. static_(c) deals chunk k
-  // to participant k mod T; the others take them from a shared cursor (CAS, so the cursor
-  // never wraps around for ranges at the type's limit). A reduce keeps one partial per
-  // chunk, indexed by offset / chunk, and folds them left to right at the end.
+  // to participant k mod T; the others take them from a shared cursor (dynamic by
+  // fetch_add where the cursor cannot wrap; guided, and dynamic at the type's limit, by
+  // CAS). A reduce keeps one partial per chunk, indexed by offset / chunk, and folds them
+  // left to right at the end.
   T run_chunked() {
     chunk_size_ = static_cast<U>(std::min<std::size_t>(std::max<std::size_t>(sched_.chunk(), 1), n_));
     if constexpr (!std::is_same_v<T, no_result>) partials_.resize(chunk_count());
@@ -261,6 +328,17 @@ class loop_engine {
       return;
     }
     const bool guided = sched_.type() == schedule::kind::guided;
+    // dynamic: one fetch_add per chunk (a CAS loop retries under contention, and two
+    // threads taking short chunks contend on every one), when the cursor cannot wrap: each
+    // participant overshoots n by at most one chunk.
+    if (!guided && (std::numeric_limits<U>::max() - n_) / team_ >= c) {
+      while (!stop_.load(std::memory_order_relaxed)) {
+        const U lo = cursor_.fetch_add(c, std::memory_order_relaxed);  // relaxed: chunks share no data through it
+        if (lo >= n_) return;
+        run_one(lo, n_ - lo <= c ? n_ : static_cast<U>(lo + c), static_cast<std::size_t>(lo / c));
+      }
+      return;
+    }
     U lo = cursor_.load(std::memory_order_relaxed);
     while (!stop_.load(std::memory_order_relaxed)) {
       if (lo >= n_) return;
@@ -287,6 +365,8 @@ class loop_engine {
   std::atomic<bool> stop_{false};
   U grain_ = 1;
   U min_grain_ = 1;
+  U split_min_ = 0;       // [P-LOOP Rate] the smallest remainder a split shares
+  bool sampled_ = false;  // [P-LOOP Rate] this call's leaves time themselves
   bool lazy_ = true;
   const bool budget_ = loop_budget_enabled();
   bool sliced_ = false;
@@ -297,7 +377,15 @@ class loop_engine {
   std::size_t static_blocks_ = 0;
   // [P-FAIR Budget] iterations per slice at this call site (one per instantiation, so per
   // loop body type), a relaxed hint shared by every leaf of every call.
+  // [P-LOOP Rate] reads it too, as the site's speed, and refreshes it from sampled calls.
   alignas(k_cache_line) static inline std::atomic<std::uint64_t> site_estimate_{0};
+  // [P-LOOP Rate] calls of this site made by this thread: every k_sample_period-th is timed.
+  static inline thread_local std::uint32_t site_calls_ = 0;
+  static constexpr std::uint32_t k_sample_period = 16;
+  static constexpr std::uint64_t k_serial_ns = 1000;  // below: not worth a second thread
+  static constexpr std::uint64_t k_block_ns = 500;    // blocks at least this long
+  static constexpr std::uint64_t k_grain_ns = 2000;   // grains at least this long (demand polls between them)
+  static constexpr std::uint64_t k_split_ns = 4000;   // a split shares at least half of this
   std::atomic<std::uint64_t> claimed_[(pool_options::k_max_threads + 63) / 64] = {};
 };
 
