@@ -75,6 +75,12 @@ FORKJOIN_KMPC_OMP_ALIAS(void, omp_destroy_nest_lock, (void* l), (l));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_nest_lock, (void* l), (l));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_unset_nest_lock, (void* l), (l));
 FORKJOIN_KMPC_OMP_ALIAS(int, omp_test_nest_lock, (void* l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_display_env, (int verbose), (verbose));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_affinity_format, (const char* format), (format));
+FORKJOIN_KMPC_OMP_ALIAS(std::size_t, omp_get_affinity_format, (char* buffer, std::size_t size), (buffer, size));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_display_affinity, (const char* format), (format));
+FORKJOIN_KMPC_OMP_ALIAS(std::size_t, omp_capture_affinity, (char* buffer, std::size_t size, const char* format),
+                        (buffer, size, format));
 FORKJOIN_KMPC_OMP_ALIAS(void*, omp_alloc, (std::size_t size, std::uintptr_t a), (size, a));
 FORKJOIN_KMPC_OMP_ALIAS(void*, omp_aligned_alloc, (std::size_t align, std::size_t size, std::uintptr_t a),
                         (align, size, a));
@@ -89,6 +95,54 @@ FORKJOIN_KMPC_OMP_ALIAS(std::uintptr_t, omp_init_allocator, (std::uintptr_t spac
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_destroy_allocator, (std::uintptr_t a), (a));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_default_allocator, (std::uintptr_t a), (a));
 FORKJOIN_KMPC_OMP_ALIAS(std::uintptr_t, omp_get_default_allocator, (), ());
+
+// libomp's ompc_* forms of setters and queries (its omp.h maps some omp_* names to them):
+// the same entry points, called by value.
+FORKJOIN_OMP_EXPORT void ompc_set_num_threads(int n) { omp_set_num_threads(n); }
+FORKJOIN_OMP_EXPORT void ompc_set_dynamic(int v) { omp_set_dynamic(v); }
+FORKJOIN_OMP_EXPORT void ompc_set_nested(int v) { omp_set_nested(v); }
+FORKJOIN_OMP_EXPORT void ompc_set_max_active_levels(int n) { omp_set_max_active_levels(n); }
+FORKJOIN_OMP_EXPORT void ompc_set_schedule(int kind, int chunk) { omp_set_schedule(kind, chunk); }
+FORKJOIN_OMP_EXPORT int ompc_get_ancestor_thread_num(int level) { return omp_get_ancestor_thread_num(level); }
+FORKJOIN_OMP_EXPORT int ompc_get_team_size(int level) { return omp_get_team_size(level); }
+FORKJOIN_OMP_EXPORT void ompc_set_affinity_format(const char* format) { omp_set_affinity_format(format); }
+FORKJOIN_OMP_EXPORT std::size_t ompc_get_affinity_format(char* buffer, std::size_t size) {
+  return omp_get_affinity_format(buffer, size);
+}
+FORKJOIN_OMP_EXPORT void ompc_display_affinity(const char* format) { omp_display_affinity(format); }
+FORKJOIN_OMP_EXPORT std::size_t ompc_capture_affinity(char* buffer, std::size_t size, const char* format) {
+  return omp_capture_affinity(buffer, size, format);
+}
+
+// libomp's memory extension (kmp_malloc and friends; kmpc_* are the same for other compilers):
+// the C library's heap. kmp_free frees what any of them returned.
+namespace {
+void* aligned_block(std::size_t size, std::size_t alignment) {
+  if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return nullptr;  // as posix_memalign
+  void* p = nullptr;
+  return posix_memalign(&p, alignment, size) == 0 ? p : nullptr;
+}
+}  // namespace
+FORKJOIN_OMP_EXPORT void* kmp_malloc(std::size_t size) { return std::malloc(size); }
+FORKJOIN_OMP_EXPORT void* kmp_aligned_malloc(std::size_t size, std::size_t alignment) {
+  return aligned_block(size, alignment);
+}
+FORKJOIN_OMP_EXPORT void* kmp_calloc(std::size_t n, std::size_t size) { return std::calloc(n, size); }
+FORKJOIN_OMP_EXPORT void* kmp_realloc(void* p, std::size_t size) { return std::realloc(p, size); }
+FORKJOIN_OMP_EXPORT void kmp_free(void* p) { std::free(p); }
+FORKJOIN_OMP_EXPORT void* kmpc_malloc(std::size_t size) { return std::malloc(size); }
+FORKJOIN_OMP_EXPORT void* kmpc_aligned_malloc(std::size_t size, std::size_t alignment) {
+  return aligned_block(size, alignment);
+}
+FORKJOIN_OMP_EXPORT void* kmpc_calloc(std::size_t n, std::size_t size) { return std::calloc(n, size); }
+FORKJOIN_OMP_EXPORT void* kmpc_realloc(void* p, std::size_t size) { return std::realloc(p, size); }
+FORKJOIN_OMP_EXPORT void kmpc_free(void* p) { std::free(p); }
+
+// libomp's count of dispatch buffers (how many dynamically scheduled nowait loops a thread may
+// run ahead of the slowest): a tuning knob with no effect on results. The core's work shares
+// are not a fixed ring, so there is nothing to size ([P-OMP WS]).
+FORKJOIN_OMP_EXPORT void kmp_set_disp_num_buffers(int) {}
+FORKJOIN_OMP_EXPORT void kmpc_set_disp_num_buffers(int) {}
 
 // libomp's OpenMP 5.1 tool and interop queries: no tool is attached, and no interop object
 // exists without devices (omp_interop_none is 0).

@@ -291,7 +291,6 @@ FJ_KMPC_DIST(8, kmp_int64)
 FJ_KMPC_DIST(8u, kmp_uint64)
 
 FORKJOIN_OMP_EXPORT void __kmpc_for_static_fini(ident*, kmp_int32) {}
-FORKJOIN_OMP_EXPORT void __kmpc_distribute_static_fini(ident*, kmp_int32) {}
 
 FORKJOIN_OMP_EXPORT void __kmpc_ordered(ident*, kmp_int32) { ordered_start(self()); }
 FORKJOIN_OMP_EXPORT void __kmpc_end_ordered(ident*, kmp_int32) {}

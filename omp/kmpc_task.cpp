@@ -43,12 +43,14 @@ void run_destructors(block& b, kmp_int32 gtid) {
 }
 
 // The core's body of every KMPC task: the compiler's routine, again for each continuation an
-// untied task asked for while it ran, then the destructors of its private data.
+// untied task asked for while it ran, then the destructors of its private data. A task without
+// a routine is empty (`taskwait depend(...) nowait` is one, with its dependences).
 void run_body(void* data) {
   auto* kt = static_cast<kmp_task*>(data);
   block& b = *block_of(kt);
   const kmp_int32 gtid = self().gtid;
   b.x.started = true;
+  if (kt->routine == nullptr) return;
   do {
     b.x.again = false;
     kt->routine(gtid, kt);

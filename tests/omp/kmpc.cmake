@@ -113,6 +113,15 @@ foreach(name kmpc_threadprivate kmpc_cxx)
   endforeach()
 endforeach()
 
+# The exported set under VERSION against LLVM's libomp.so.5, when it is installed.
+execute_process(COMMAND ${FORKJOIN_OMP_CLANG} -print-file-name=libomp.so.5 OUTPUT_VARIABLE FORKJOIN_OMP_LIBOMP
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(IS_ABSOLUTE "${FORKJOIN_OMP_LIBOMP}" AND EXISTS "${FORKJOIN_OMP_LIBOMP}")
+  add_test(NAME omp_kmpc_exported_set
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/kmpc_exported_set.sh $<TARGET_FILE:forkjoin_omp> ${FORKJOIN_OMP_LIBOMP})
+  set_tests_properties(omp_kmpc_exported_set PROPERTIES TIMEOUT 60 LABELS "omp;kmpc")
+endif()
+
 # Linked form: every OpenMP symbol of a clang program binds to libforkjoin-omp.
 add_test(NAME omp_bindings_linked_clang
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_bindings.sh ${_kmpc_dir}/omp_kmpc_constructs_clang)
