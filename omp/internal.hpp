@@ -365,7 +365,8 @@ struct alignas(forkjoin::detail::k_cache_line) work_share {
   bool fetch_add_ok = false;  // next + nthreads * chunk cannot overflow
   std::uint64_t count = 0;
   std::uint64_t chunk = 0;
-  std::uint64_t start = 0;  // as the caller's type, bit-cast to 64 bits
+  std::uint64_t multiple = 1;  // guided chunks but the last are multiples of it (KMPC's simd schedules)
+  std::uint64_t start = 0;     // as the caller's type, bit-cast to 64 bits
   std::uint64_t end = 0;
   std::uint64_t incr = 0;
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> next{0};

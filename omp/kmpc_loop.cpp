@@ -128,9 +128,18 @@ void static_init(kmp_int32 schedtype, kmp_int32* plast, T* plower, T* pupper, st
 
 // ---- dynamic schedules on work shares ----------------------------------------------------
 
-// The core's schedule for a libomp one, and whether the loop is ordered.
-void core_schedule(thread_state& ts, kmp_int32 sched, std::uint64_t tc, std::uint64_t& chunk, int& kind,
-                   bool& ordered) {
+// schedule(simd:static): one block per thread, a multiple of the simd width `chunk`.
+void balanced_chunked(const thread_state& ts, std::uint64_t tc, std::uint64_t& chunk, int& kind) {
+  const std::uint64_t n = ts.cur_team->nthreads, c = chunk < 1 ? 1 : chunk;
+  const std::uint64_t per = tc / n + (tc % n != 0 ? 1 : 0);
+  kind = k_sched_static;
+  chunk = per == 0 ? 0 : (per + c - 1) / c * c;
+}
+
+// The core's schedule for a libomp one, whether the loop is ordered, and the multiple its
+// guided chunks keep.
+void core_schedule(thread_state& ts, kmp_int32 sched, std::uint64_t tc, std::uint64_t& chunk, int& kind, bool& ordered,
+                   std::uint64_t& multiple) {
   sched = strip_modifiers(sched);
   ordered = sched > k_ord_lower && sched < k_ord_upper;
   if (ordered) sched -= k_ord_lower - 32;  // kmp_ord_x -> kmp_sch_x
@@ -144,13 +153,9 @@ void core_schedule(thread_state& ts, kmp_int32 sched, std::uint64_t tc, std::uin
       kind = k_sched_static;
       chunk = 0;
       return;
-    case k_sch_static_balanced_chunked: {  // one block per thread, a multiple of the simd chunk
-      const std::uint64_t n = ts.cur_team->nthreads, c = chunk < 1 ? 1 : chunk;
-      const std::uint64_t per = tc / n + (tc % n != 0 ? 1 : 0);
-      kind = k_sched_static;
-      chunk = per == 0 ? 0 : (per + c - 1) / c * c;
+    case k_sch_static_balanced_chunked:
+      balanced_chunked(ts, tc, chunk, kind);
       return;
-    }
     case k_sch_dynamic_chunked:
     case k_sch_static_steal:
       kind = k_sched_dynamic;
@@ -158,17 +163,31 @@ void core_schedule(thread_state& ts, kmp_int32 sched, std::uint64_t tc, std::uin
     case k_sch_guided_chunked:
     case k_sch_guided_iterative:
     case k_sch_guided_analytical:
-    case k_sch_guided_simd:
     case k_sch_trapezoidal:
       kind = k_sched_guided;
+      return;
+    case k_sch_guided_simd:  // schedule(simd:guided): chunks but the last are multiples of the simd width
+      kind = k_sched_guided;
+      multiple = chunk < 1 ? 1 : chunk;
       return;
     case k_sch_auto:
       kind = k_sched_auto;
       return;
     case k_sch_runtime:
-    case k_sch_runtime_simd:
       runtime_schedule(ts, kind, chunk);
       return;
+    case k_sch_runtime_simd: {  // schedule(simd:runtime), `chunk` the simd width, as libomp reads it:
+      const std::uint64_t width = chunk < 1 ? 1 : chunk;
+      runtime_schedule(ts, kind, chunk);
+      if ((kind == k_sched_static && chunk == 0) || kind == k_sched_auto) {  // one block per thread
+        chunk = width;
+        balanced_chunked(ts, tc, chunk, kind);
+        return;
+      }
+      chunk = (chunk < 1 ? 1 : chunk) * width;  // otherwise the run-sched chunk counts simd widths
+      if (kind == k_sched_guided) multiple = chunk;
+      return;
+    }
     default:
       fatal("__kmpc_dispatch_init: unknown schedule");
   }
@@ -185,9 +204,11 @@ void dispatch_init(kmp_int32 sched, T lb, T ub, std::make_signed_t<T> st, std::m
     std::uint64_t c = chunk < 1 ? 0 : static_cast<std::uint64_t>(chunk);
     int kind = k_sched_static;
     bool ordered = false;
-    core_schedule(ts, sched, tc, c, kind, ordered);
+    std::uint64_t multiple = 1;
+    core_schedule(ts, sched, tc, c, kind, ordered, multiple);
     work_share& w = *ts.cur_ws;
     init_loop_space(w, ts.cur_team->nthreads, tc, c, kind, ordered);
+    w.multiple = multiple;
     w.start = static_cast<std::uint64_t>(lb);
     w.incr = static_cast<std::uint64_t>(st);
     w.is_ull = std::is_unsigned_v<T>;

@@ -99,6 +99,7 @@ void init_loop_space(work_share& w, unsigned nthreads, std::uint64_t count, std:
   if (count != 0 && chunk > count) chunk = count;
   w.kind = kind;
   w.chunk = chunk;
+  w.multiple = 1;
   w.fetch_add_ok = chunk <= (std::numeric_limits<std::uint64_t>::max() - count) / (std::uint64_t{nthreads} + 1);
   w.next.store(0, std::memory_order_relaxed);
   w.ordered_next.store(0, std::memory_order_relaxed);
@@ -175,6 +176,7 @@ bool next_chunk(thread_state& ts, work_share& w, std::uint64_t& lo, std::uint64_
         std::uint64_t rem = count - lo;
         q = rem / n + (rem % n != 0 ? 1 : 0);
         if (q < w.chunk) q = w.chunk;
+        q = (q + w.multiple - 1) / w.multiple * w.multiple;
         if (q > rem) q = rem;
       } while (!w.next.compare_exchange_weak(lo, lo + q, std::memory_order_relaxed));
       hi = lo + q;
