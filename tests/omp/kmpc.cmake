@@ -176,6 +176,17 @@ if(NOT FORKJOIN_SANITIZE)
                    ${_launcher} ${_kmpc_dir}/omp_kmpc_missing_clang_libomp)
   set_tests_properties(omp_kmpc_missing_loud PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2" TIMEOUT 30 LABELS "omp;kmpc")
 
+  # The launcher's check before the program runs: quiet under --strict for a clang program whose
+  # every OpenMP call binds here; for one that calls an entry point only libomp has, it names it
+  # and --strict refuses to run the program.
+  add_test(NAME omp_launcher_check_clang COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/launcher_check.sh ${_launcher}
+                                                 $<TARGET_FILE:omp_openacc_call_gomp> ${_kmpc_dir}/omp_kmpc_constructs_clang_libomp)
+  set_tests_properties(omp_launcher_check_clang PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2" TIMEOUT 60 LABELS "omp;kmpc")
+  add_test(NAME omp_kmpc_missing_strict
+           COMMAND sh -c "out=$(\"$0\" --strict \"$1\" 2>&1); rc=$?; echo \"$out\"; test $rc -ne 0 && echo \"$out\" | grep -q 'kmp_get_num_known_threads@VERSION (libomp.so.5)' && ! echo \"$out\" | grep -q 'kmpc_missing: ran'"
+                   ${_launcher} ${_kmpc_dir}/omp_kmpc_missing_clang_libomp)
+  set_tests_properties(omp_kmpc_missing_strict PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2" TIMEOUT 30 LABELS "omp;kmpc")
+
   # One process, two compilers: a gcc-built OpenMP library (linked the ordinary way, against
   # libgomp) called from a clang-built program (against libomp). Under the launcher both run on
   # one pool: every thread of the process is the main thread or one of forkjoin's; without it,
