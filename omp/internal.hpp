@@ -118,6 +118,14 @@ inline void show_affinity() noexcept {
   if (g_display_affinity.load(std::memory_order_relaxed)) [[unlikely]]
     show_affinity_slow();
 }
+// Affinity lines go to stderr, as libgomp prints them, until the KMPC front-end displays one or
+// starts a region while OMP_DISPLAY_AFFINITY is on: from then on to stdout, as libomp prints
+// them (a clang program's first region comes before its first line).
+extern std::atomic<bool> g_affinity_stdout;
+inline void kmpc_affinity_to_stdout() noexcept {
+  // relaxed: it only picks a stream; a team's threads see it after the region's start
+  if (!g_affinity_stdout.load(std::memory_order_relaxed)) g_affinity_stdout.store(true, std::memory_order_relaxed);
+}
 
 // ---- waiting ([P-OMP Wait]) --------------------------------------------------------------
 

@@ -78,7 +78,13 @@ FORKJOIN_KMPC_OMP_ALIAS(int, omp_test_nest_lock, (void* l), (l));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_display_env, (int verbose), (verbose));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_affinity_format, (const char* format), (format));
 FORKJOIN_KMPC_OMP_ALIAS(std::size_t, omp_get_affinity_format, (char* buffer, std::size_t size), (buffer, size));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_display_affinity, (const char* format), (format));
+// clang programs' affinity lines go to stdout, as libomp prints them (internal.hpp)
+extern "C" void omp_display_affinity(const char* format);
+FORKJOIN_OMP_EXPORT void forkjoin_kmpc_omp_display_affinity(const char* format) {
+  kmpc_affinity_to_stdout();
+  omp_display_affinity(format);
+}
+__asm__(".symver forkjoin_kmpc_omp_display_affinity, omp_display_affinity@VERSION");
 FORKJOIN_KMPC_OMP_ALIAS(std::size_t, omp_capture_affinity, (char* buffer, std::size_t size, const char* format),
                         (buffer, size, format));
 FORKJOIN_KMPC_OMP_ALIAS(void*, omp_alloc, (std::size_t size, std::uintptr_t a), (size, a));
@@ -109,7 +115,10 @@ FORKJOIN_OMP_EXPORT void ompc_set_affinity_format(const char* format) { omp_set_
 FORKJOIN_OMP_EXPORT std::size_t ompc_get_affinity_format(char* buffer, std::size_t size) {
   return omp_get_affinity_format(buffer, size);
 }
-FORKJOIN_OMP_EXPORT void ompc_display_affinity(const char* format) { omp_display_affinity(format); }
+FORKJOIN_OMP_EXPORT void ompc_display_affinity(const char* format) {
+  kmpc_affinity_to_stdout();
+  omp_display_affinity(format);
+}
 FORKJOIN_OMP_EXPORT std::size_t ompc_capture_affinity(char* buffer, std::size_t size, const char* format) {
   return omp_capture_affinity(buffer, size, format);
 }

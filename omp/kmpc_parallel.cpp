@@ -128,6 +128,8 @@ FORKJOIN_OMP_EXPORT void __kmpc_fork_call(ident*, kmp_int32 argc, microtask_t mi
   va_end(ap);
   microtask_call& c = args.call();
   c.fn = microtask;
+  if (g_display_affinity.load(std::memory_order_relaxed)) [[unlikely]]  // relaxed: see show_affinity
+    kmpc_affinity_to_stdout();
   const unsigned requested = ts.kmpc.push_threads, bind = ts.kmpc.push_bind;
   ts.kmpc.push_threads = 0;
   ts.kmpc.push_bind = 0;
@@ -139,6 +141,8 @@ FORKJOIN_OMP_EXPORT void __kmpc_fork_call(ident*, kmp_int32 argc, microtask_t mi
 // if(false): the compiler calls the microtask itself between these two, in a team of one.
 FORKJOIN_OMP_EXPORT void __kmpc_serialized_parallel(ident*, kmp_int32) {
   thread_state& ts = self();
+  if (g_display_affinity.load(std::memory_order_relaxed)) [[unlikely]]  // relaxed: see show_affinity
+    kmpc_affinity_to_stdout();
   const unsigned bind = ts.kmpc.push_bind;
   ts.kmpc.push_threads = 0;
   ts.kmpc.push_bind = 0;
@@ -174,6 +178,8 @@ FORKJOIN_OMP_EXPORT void __kmpc_fork_teams(ident*, kmp_int32 argc, microtask_t m
   va_end(ap);
   microtask_call& c = args.call();
   c.fn = microtask;
+  if (g_display_affinity.load(std::memory_order_relaxed)) [[unlikely]]  // relaxed: see show_affinity
+    kmpc_affinity_to_stdout();
   unsigned num_teams = ts.kmpc.push_teams;
   const unsigned limit = ts.kmpc.push_team_limit;
   ts.kmpc.push_teams = 0;

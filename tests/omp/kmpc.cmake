@@ -122,6 +122,12 @@ if(IS_ABSOLUTE "${FORKJOIN_OMP_LIBOMP}" AND EXISTS "${FORKJOIN_OMP_LIBOMP}")
   set_tests_properties(omp_kmpc_exported_set PROPERTIES TIMEOUT 60 LABELS "omp;kmpc")
 endif()
 
+# A clang program's affinity lines go to stdout, as libomp prints them (gcc programs': stderr).
+add_test(NAME omp_kmpc_affinity_stdout
+         COMMAND sh -c "\"$0\" 2>/dev/null | grep -q '^level 1 thread'" ${_kmpc_dir}/omp_parallel_clang)
+set_tests_properties(omp_kmpc_affinity_stdout PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2;OMP_DISPLAY_AFFINITY=true"
+                     TIMEOUT 60 LABELS "omp;kmpc")
+
 # Linked form: every OpenMP symbol of a clang program binds to libforkjoin-omp.
 add_test(NAME omp_bindings_linked_clang
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_bindings.sh ${_kmpc_dir}/omp_kmpc_constructs_clang)
