@@ -176,7 +176,8 @@ bool next_chunk(thread_state& ts, work_share& w, std::uint64_t& lo, std::uint64_
         std::uint64_t rem = count - lo;
         q = rem / n + (rem % n != 0 ? 1 : 0);
         if (q < w.chunk) q = w.chunk;
-        q = (q + w.multiple - 1) / w.multiple * w.multiple;
+        if (w.multiple > 1) [[unlikely]]
+          q = (q + w.multiple - 1) / w.multiple * w.multiple;
         if (q > rem) q = rem;
       } while (!w.next.compare_exchange_weak(lo, lo + q, std::memory_order_relaxed));
       hi = lo + q;
