@@ -87,6 +87,20 @@ int main() {
   for (int i = 0; i < n; ++i) sum_omp += i;
   check(sum_fj == sum_omp, "reduction(+)");
 
+  // #pragma omp parallel for reduction(+ : total), total starting at 100: the identity (0)
+  // starts every chunk, the start value is added once, to the result.
+  // [doc:reduction-start-value]
+  long total = 100;
+  total += fj::parallel_reduce(
+      0, n, 0L, [](int i) { return static_cast<long>(i); }, std::plus<>());
+  // [/doc]
+  long total_omp = 100;
+#ifdef _OPENMP
+#pragma omp parallel for reduction(+ : total_omp)
+#endif
+  for (int i = 0; i < n; ++i) total_omp += i;
+  check(total == total_omp, "reduction(+) from a start value");
+
   // #pragma omp parallel for collapse(2): flatten the index space yourself
   const int rows = 300, cols = 700;
   std::vector<int> grid(rows * cols, 0);

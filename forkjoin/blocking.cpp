@@ -111,14 +111,19 @@ worker_slot* pool_impl::new_spare_slot() noexcept {
   const std::size_t k = spare_high_.load(std::memory_order_relaxed);  // written under spare_mutex_ only
   if (k >= options_.max_spare_threads) return nullptr;                // every slot still held by a spare about to leave
   const auto n = static_cast<std::uint32_t>(num_threads());
-  worker_slot* s = new (std::nothrow)
-      worker_slot(this, n + static_cast<std::uint32_t>(k), n, &sleep_.word(), &injector_.size_word());
-  if (s == nullptr) return nullptr;
+  std::unique_ptr<worker_slot> slot;
+  try {  // out of memory (the slot, its deque's ring, its track's name): no spare this time
+    slot = std::make_unique<worker_slot>(this, n + static_cast<std::uint32_t>(k), n, &sleep_.word(),
+                                         &injector_.size_word());
+    // its track in the trace; the thread's creation orders the pointer before the spare reads it
+    if (observer_) slot->trace_ = observer_->add_ring("spare " + std::to_string(k));
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+  worker_slot* s = slot.release();
   s->spare_in_use_.store(true, std::memory_order_relaxed);
-  // its track in the trace; the thread's creation orders the pointer before the spare reads it
-  if (observer_) s->trace_ = observer_->add_ring("spare " + std::to_string(k));
   // [P-TRACE Join] a traced slot's pushes all take the slow path that records them
-  if (s->trace_ != nullptr) s->deque_.request_publication(chase_lev_deque<job_header*>::k_traced);
+  if (s->trace_ != nullptr) s->deque_.request_publication(job_deque::k_traced);
   spare_slots_[k].store(s, std::memory_order_relaxed);
   spare_high_.store(k + 1, std::memory_order_release);  // [P-BLOCK Spare] pairs with spare_slot_count()'s acquire
   return s;

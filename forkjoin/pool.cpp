@@ -93,6 +93,8 @@ std::uint32_t current_fork_generation() noexcept { return g_fork_generation.load
 
 namespace {
 pool_options resolve_thread_count(pool_options o) {
+  if (detail::negative_or_wrapped(o.num_threads))
+    detail::bad_argument("pool_options", "num_threads", o.num_threads, "must not be negative");
   std::size_t n = o.num_threads == 0 ? default_concurrency() : o.num_threads;
   if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
   o.num_threads = n;
@@ -126,9 +128,15 @@ pool_impl::pool_impl(const pool_options& options)
   threads_.reserve(n - 1);
   int error = 0;
   for (std::size_t i = 1; i < n && error == 0; ++i) {
-    auto start = std::make_unique<thread_start>(thread_start{this, slots_[i].get(),
-                                                             options_.thread_name_prefix + "-" + std::to_string(i),
-                                                             cpus.empty() ? -1 : cpus[i % cpus.size()]});
+    std::unique_ptr<thread_start> start;
+    try {
+      start = std::make_unique<thread_start>(thread_start{this, slots_[i].get(),
+                                                          options_.thread_name_prefix + "-" + std::to_string(i),
+                                                          cpus.empty() ? -1 : cpus[i % cpus.size()]});
+    } catch (const std::bad_alloc&) {  // threads may have started: stop them below, as for a refused thread
+      error = ENOMEM;
+      break;
+    }
     // [INV-COUNT] a worker starts counted as searching, as if just woken: pushers made
     // before it runs see an idle worker and publish [P-POST Publish], and it searches first.
     sleep_.start_searching_at_launch(slots_[i]->sleep_);
@@ -214,7 +222,8 @@ pool::pool() : pool(pool_options{}) {}
 
 pool::pool(std::size_t num_threads)
     : pool([num_threads] {
-        if (num_threads == 0) throw std::invalid_argument("forkjoin::pool: num_threads must be positive");
+        if (num_threads == 0 || detail::negative_or_wrapped(num_threads))
+          detail::bad_argument("pool", "num_threads", num_threads, "must be at least 1");
         pool_options o;
         o.num_threads = num_threads;
         return o;

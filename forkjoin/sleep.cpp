@@ -13,6 +13,7 @@ namespace forkjoin::detail {
 sleep_controller::sleep_controller(std::size_t num_threads, const work_monitor& monitor, std::size_t extra_sleepers)
     : searcher_cap_(std::max<std::uint32_t>(1, static_cast<std::uint32_t>(num_threads / 2))), monitor_(monitor) {
   sleepers_.reserve(num_threads + extra_sleepers);  // fall_asleep's push_back never allocates, so never throws
+  woken_.reserve(num_threads + extra_sleepers);     // nor does wake_all's copy (it runs in the pool's destructor)
 }
 
 void sleep_controller::start_searching_at_launch(sleeper& s) noexcept {
@@ -121,16 +122,15 @@ void sleep_controller::wake_specific(sleeper& s) noexcept {
 }
 
 void sleep_controller::wake_all() noexcept {
-  std::vector<sleeper*> woken;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    woken = sleepers_;  // shutdown only; the copy may allocate, outside the hot path
-    for (sleeper* s : woken) {
+    woken_.assign(sleepers_.begin(), sleepers_.end());  // within the reserved capacity: no allocation
+    for (sleeper* s : woken_) {
       remove_locked(*s);
       wake_locked(*s);
     }
   }
-  for (sleeper* s : woken) futex_wake_all(s->wake_flag_);
+  for (sleeper* s : woken_) futex_wake_all(s->wake_flag_);
 }
 
 void sleep_controller::notify_external_work() noexcept {

@@ -97,7 +97,8 @@ class sleep_controller {
   const work_monitor& monitor_;
   alignas(k_cache_line) std::atomic<std::uint64_t> idle_{0};  // idle_count, encoded
   alignas(k_cache_line) std::mutex mutex_;
-  std::vector<sleeper*> sleepers_;        // guarded by mutex_
+  std::vector<sleeper*> sleepers_;  // guarded by mutex_
+  std::vector<sleeper*> woken_;     // wake_all's copy of sleepers_; only the pool's starting or ending thread calls it
   std::atomic<std::uint32_t> parked_{0};  // threads inside futex_wait now (diagnostics)
   std::atomic<std::uint64_t> wakes_{0};   // statistics: sleepers woken (a wake is a syscall anyway)
 };

@@ -268,7 +268,7 @@ observer::observer(pool_impl& p, std::string path, std::size_t events, bool prin
       names_.push_back("worker " + std::to_string(i));
       p.slot(i).trace_ = rings_.back().get();
       // [P-TRACE Join] every push of this worker takes the slow path that records it
-      p.slot(i).deque_.request_publication(chase_lev_deque<job_header*>::k_traced);
+      p.slot(i).deque_.request_publication(job_deque::k_traced);
     }
     g_tracing.store(true, std::memory_order_relaxed);  // a hint: this_thread_ring decides
   }

@@ -194,8 +194,7 @@ bool pool_impl::any_work_visible() const noexcept {
   if (injector_.size() != 0) return true;
   auto visible = [](const worker_slot& s) {
     if (s.deque_.has_public_work()) return true;
-    s.deque_.request_publication(
-        chase_lev_deque<job_header*>::k_asked);  // [P-DEQUE X5] publish and wake at the next push
+    s.deque_.request_publication(job_deque::k_asked);  // [P-DEQUE X5] publish and wake at the next push
     return false;
   };
   for (const auto& s : slots_)
@@ -389,33 +388,37 @@ void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, An
   }
 }
 
-void wait_for_join(worker& w, join_latch& latch, const job_header& stolen) noexcept {
+namespace {
+void wait_for_join(worker& w, join_frame_base& frame) noexcept {
   w.pool_->help_until(
-      slot_of(w), stolen.stolen_by.load(std::memory_order_relaxed),  // leapfrog: the thief first
-      [&latch] { return latch.probe(); }, [&latch] { return latch.try_announce_sleep(); });
+      slot_of(w), frame.stolen_by.load(std::memory_order_relaxed),  // leapfrog: the thief first
+      [&frame] { return frame.probe(); }, [&frame, &w] { return frame.try_announce_sleep(w.index_); });
 }
+}  // namespace
 
-bool reclaim_join_job(worker& w, job_header& job, join_latch& latch) noexcept {
+bool reclaim_join_job(worker& w, join_frame_base& frame) noexcept {
   trace_ring* const ring = w.trace_;
   if (ring != nullptr)  // [P-TRACE Join] f's span, from the spawn on_new_job recorded
-    ring->record(trace_kind::join_f, job.trace_spawn >> 1, ring->now(), job.trace_spawn & 1, 0);
-  // Jobs above `job` are ones f left behind (task_group children whose group outlives f):
-  // run them here; `job` is beneath them unless a thief took it.
+    ring->record(trace_kind::join_f, frame.trace_spawn >> 1, ring->now(), frame.trace_spawn & 1, 0);
+  // Jobs above the frame are ones f left behind (task_group children whose group outlives
+  // f): run them here; the frame is beneath them unless it ran as a job already (stolen,
+  // or popped by a wait inside f). pop() shares what it returns ([P-JOIN Share]).
   job_header* back = w.deque_.pop();
-  while (back != nullptr && back != &job) {
+  while (back != nullptr && back != &frame) {
     bump(slot_of(w).jobs_run_);
     back->execute(back);
     back = w.deque_.pop();
   }
-  if (back == &job) {
+  if (back == &frame) {
     if (ring == nullptr) return true;
     // [P-TRACE Join] traced: g runs as a job, whose span execute records; its latch is then
     // set, so the join goes on as after a steal.
-    job.stolen_by.store(job_header::k_run_by_owner, std::memory_order_relaxed);
-    job.execute(&job);
+    frame.stolen_by.store(job_header::k_run_by_owner, std::memory_order_relaxed);
+    frame.execute(&frame);
     return false;
   }
-  if (!latch.probe()) wait_for_join(w, latch, job);
+  // Not on the deque any more, so shared ([P-JOIN Share]): the latch exists.
+  if (!frame.probe()) wait_for_join(w, frame);
   return false;
 }
 
@@ -436,24 +439,26 @@ void trace_spawn(trace_ring& r, job_header* j, std::uint64_t split) noexcept {
 // task_group's common path when workers are idle.
 // `traced`: chase_lev_deque::k_traced for a traced worker, whose deque keeps asking
 // ([P-TRACE Join]), else 0.
-[[gnu::always_inline]] inline void publish_and_notify(worker& w, std::uint8_t traced) noexcept {
+// `plain_newest`: 1 when the newest element was pushed as itself (publish's argument).
+[[gnu::always_inline]] inline void publish_and_notify(worker& w, std::uint8_t traced,
+                                                      std::int64_t plain_newest = 0) noexcept {
   // [P-POST Publish] while any worker is idle, *asked* stays set, so every push publishes:
   // an idle worker can take each new job even if this worker then runs long.
   const bool someone_idle = w.idle_word_->load(std::memory_order_relaxed) != 0;
-  w.deque_.publish(static_cast<std::uint8_t>((someone_idle ? chase_lev_deque<job_header*>::k_asked : 0) | traced));
+  w.deque_.publish(static_cast<std::uint8_t>((someone_idle ? job_deque::k_asked : 0) | traced), plain_newest);
   w.pool_->sleep().notify_internal_work();
 }
 
 FORKJOIN_COLD void traced_new_job(worker& w, job_header* j, std::uint64_t split) noexcept {
   trace_spawn(*w.trace_, j, split);
-  publish_and_notify(w, chase_lev_deque<job_header*>::k_traced);
+  publish_and_notify(w, job_deque::k_traced);
 }
 }  // namespace
 
 void on_new_job(worker& w, job_header* j) noexcept {
   if (w.trace_ != nullptr) [[unlikely]]
     return traced_new_job(w, j, 0);
-  publish_and_notify(w, 0);
+  publish_and_notify(w, 0, 1);  // j was pushed as itself
 }
 
 void on_new_split(worker& w, job_header* j) noexcept {
@@ -462,13 +467,30 @@ void on_new_split(worker& w, job_header* j) noexcept {
   publish_and_notify(w, 0);
 }
 
-void on_new_internal_work(worker& w) noexcept {
-  publish_and_notify(w, w.trace_ != nullptr ? chase_lev_deque<job_header*>::k_traced : 0);
+std::atomic<job_header*>* push_job_slow(job_header* slot_value, job_header* j) {
+  worker& w = *tls_worker;
+  w.deque_.push_private(slot_value);
+  std::atomic<job_header*>* const slot = w.deque_.newest_slot();
+  if (w.deque_.publish_requested()) {  // j's slot holds its private form: publish shares it
+    if (w.trace_ != nullptr) [[unlikely]]
+      traced_new_job(w, j, 0);
+    else
+      publish_and_notify(w, 0);
+  }
+  return slot;
 }
+
+void on_new_internal_work(worker& w) noexcept { publish_and_notify(w, w.trace_ != nullptr ? job_deque::k_traced : 0); }
 
 void wake_worker(worker& w) noexcept {
   w.pool_->sleep().wake_specific(slot_of(w).sleep_);
   pool_impl::wake_isolated(slot_of(w));  // [P-ISO Park]
+}
+
+void wake_join_waiter(std::uint32_t waiter_index) noexcept {
+  // [P-JOIN J1] the frame's job ran on a thread of its owner's pool (a thief, a spare, the
+  // owner itself): the setter's pool is the waiter's.
+  wake_group_waiter(*tls_worker->pool_, waiter_index);
 }
 
 void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept {

@@ -1,17 +1,23 @@
 /* deque.pml: the split Chase-Lev deque's pop/steal race and its publication requests,
- * forkjoin/DESIGN.md [P-DEQUE] (P1-P4, T1-T4, S1-S5, Reclaim, X1-X4) and [P-POST Publish].
- * Mirrors include/forkjoin/detail/deque.hpp (push_private, take_back_private, publish, pop,
- * pop_public, steal_impl, request_publication), the join path of include/forkjoin/join.hpp
- * (push_job, take_back_private || reclaim_join_job), task_group::run's always-published
- * push and the worker's top-level pop (forkjoin/worker.cpp).
+ * forkjoin/DESIGN.md [P-DEQUE] (P1-P4, T1-T4, S1-S5, Share, Reclaim, X1-X4) and
+ * [P-POST Publish]. Mirrors include/forkjoin/detail/deque.hpp (push_private, push_fast,
+ * take_back_unshared, publish with share_private, pop, pop_public, steal_impl,
+ * request_publication), the join path of include/forkjoin/join.hpp (push_job, which hands
+ * back the slot it wrote; take_back_unshared(slot, frame) || reclaim_join_job), the
+ * private form of include/forkjoin/detail/worker_api.hpp (job_slots), task_group::run's
+ * always-published push and the worker's top-level pop (forkjoin/worker.cpp).
  *
  * Two scenarios:
  *  - default (RACE): one owner runs a nondeterministic mix of join pushes, task_group
  *    pushes, join ends (Reclaim or reclaim_join_job) and top-level pops over NJOBS jobs,
  *    then drains its deque; THIEVES thieves make STEALS steal attempts each, each one idle
- *    (counted searching) or still busy at each attempt. Checked: every job is taken exactly
- *    once (by a pop, a take-back or a steal), none is lost, a take reads the job that was
- *    pushed, and a join's slow path pops only jobs pushed after its own. Exhaustive for
+ *    (counted searching) or still busy at each attempt. A join pushes its g in its private
+ *    form (PRIV + g), which publish and pop turn into the shared form (g) [P-DEQUE Share],
+ *    and takes it back by the Reclaim test alone: the owner's end is one past the slot the
+ *    push wrote and that slot holds g's private form (no load of bottom). Checked: every
+ *    job is taken exactly once (by a pop, a take-back or a steal), none is lost, a take
+ *    reads the job that was pushed (never a private form: thieves and pops see shared forms
+ *    only), and a join's slow path pops only jobs pushed after its own. Exhaustive for
  *    3 jobs and 1 thief making 3 steals (the default) and for 2 jobs and 2 thieves making
  *    2 steals each (-DNJOBS=2 -DTHIEVES=2 -DSTEALS=2).
  *  - STUCK_SPAWNER: the owner spawns two task_group children and then blocks until both
@@ -34,6 +40,11 @@
  * Switches (-D):
  *   DROP_T2         the owner's T3 load moves above T1: a job is taken twice.
  *   DROP_P3         P4 becomes visible before P2's slot store: a thief takes an empty slot.
+ *   RECLAIM_NO_FORM the take-back tests only that the owner's end is one past g's slot, not
+ *                   that the slot still holds g's private form: a g that was published and
+ *                   stolen is taken back too (taken twice).
+ *   SHARE_AFTER_P3  publish rewrites private forms after P3/P4: a thief can take a slot that
+ *                   still holds a private form (not a job it may run).
  *   PRIVATE_CHILD   task_group::run pushes with join's rule (push_job: publish only when
  *                   requested) instead of always publishing, the bug fixed by "task_group
  *                   children always published" (DESIGN [P-DEQUE] X2, "always for a
@@ -51,6 +62,7 @@
 #endif
 #define CAP (NJOBS + 1)
 
+#define PRIV 8 /* private form of job x: PRIV + x (join_frame_base::private_form); x < PRIV */
 #define ASKED 1   /* chase_lev_deque::k_asked */
 #define EMPTIED 2 /* chase_lev_deque::k_emptied */
 
@@ -96,6 +108,22 @@ inline flush_slots() {
   i = 0
 }
 
+/* [P-DEQUE Share] the private part [bottom, head) in its shared form, in the owner's view of
+ * the slots (relaxed stores, which P3 publishes with the slots). */
+inline share_private() {
+  i = ob;
+  do
+  :: i < head ->
+    if
+    :: oslot[i] > PRIV -> oslot[i] = oslot[i] - PRIV
+    :: else -> skip
+    fi;
+    i++
+  :: else -> break
+  od;
+  i = 0
+}
+
 /* push_private: [P-DEQUE P1] the room check never fails here (no grow); [P-DEQUE P2]. */
 inline push_private(x) {
   oslot[head] = x;
@@ -104,6 +132,9 @@ inline push_private(x) {
 
 /* publish(k): P3, P4, then X2 (relaxed load of the bits, a store only if they change). */
 inline publish() {
+#ifndef SHARE_AFTER_P3
+  d_step { share_private() };
+#endif
 #ifndef DROP_P3
   d_step {
     flush_slots();
@@ -116,6 +147,9 @@ inline publish() {
     ob = head
   };
   d_step { flush_slots() }
+#endif
+#ifdef SHARE_AFTER_P3
+  d_step { share_private(); flush_slots() };
 #endif
   if
   :: atomic { req != k -> req = k } /* [P-DEQUE X2] */
@@ -135,7 +169,8 @@ inline publish_and_notify() {
   publish()
 }
 
-/* push_job (join's push, [P-POST Publish]): publish only when requested. */
+/* push_job (join's push, [P-POST Publish]): publish only when requested. x: the slot value
+ * (a join pushes its private form). */
 inline push_job(x) {
   atomic { push_private(x); c = req };
   if
@@ -196,10 +231,15 @@ inline pop_public(x) {
   b = 0
 }
 
-/* pop: the newest element, private (no fence) or through pop_public. */
+/* pop: the newest element, private (no fence, returned in its shared form [P-DEQUE Share])
+ * or through pop_public. */
 inline pop(x) {
   if
-  :: head > ob -> head--; x = oslot[head]
+  :: head > ob -> head--; x = oslot[head];
+    if
+    :: x > PRIV -> x = x - PRIV
+    :: else -> skip
+    fi
   :: else -> pop_public(x)
   fi
 }
@@ -210,21 +250,28 @@ proctype owner() {
   OWNER_STATE;
   byte next = 1;     /* the next job to push */
   byte stack[NJOBS]; /* open joins: the g each one pushed */
+  byte pslot[NJOBS]; /* and the slot its push wrote (push_job's return value) */
   byte sp = 0;
   do
   :: next <= NJOBS -> /* join(f, g) begins: push_job(g), then f runs */
-    atomic { stack[sp] = next; sp++ };
-    push_job(next);
+    atomic { stack[sp] = next; pslot[sp] = head; sp++ };
+    push_job(PRIV + next);
     next++
   :: next <= NJOBS -> /* task_group::run */
     push_child(next);
     next++
-  :: sp > 0 -> /* f returned: [P-DEQUE Reclaim] take_back_private(g) || reclaim_join_job */
-    atomic { sp--; x = stack[sp]; stack[sp] = 0 };
+  :: sp > 0 -> /* f returned: [P-DEQUE Reclaim] take_back_unshared(slot, g) || reclaim_join_job */
+    atomic { sp--; x = stack[sp]; stack[sp] = 0; y = pslot[sp]; pslot[sp] = 0 };
+#ifndef RECLAIM_NO_FORM
     if
-    :: head - 1 >= ob && oslot[head - 1] == x -> atomic { head--; take(x); x = 0 }
+    :: head == y + 1 && oslot[y] == PRIV + x -> atomic { head = y; take(x); x = 0; y = 0 }
+#else
+    if
+    :: head == y + 1 -> atomic { head = y; take(x); x = 0; y = 0 }
+#endif
     :: else ->
       /* reclaim_join_job: pop and run what f left above g, then g, or find g stolen */
+      y = 0;
       do
       :: pop(y);
         if

@@ -1,17 +1,21 @@
 /* join.pml: join frames and task_group children, forkjoin/DESIGN.md [P-JOIN] (J1-J5,
  * G1-G4): a frame or group outlives every access to it, and a waiter never returns before
  * the results it waited for are visible to it; no lost wake-up on the latch.
- * Mirrors include/forkjoin/detail/worker_api.hpp (join_latch: probe, set, try_announce_sleep;
- * count_latch: done, finish_child, try_announce_sleep), include/forkjoin/join.hpp
- * (join_in_worker, join_job::execute_stolen), include/forkjoin/task_group.hpp
+ * Mirrors include/forkjoin/detail/worker_api.hpp (join_frame_base: share, probe, set,
+ * try_announce_sleep; count_latch: done, finish_child, try_announce_sleep),
+ * include/forkjoin/join.hpp (join_in_worker, join_frame::execute_stolen), include/forkjoin/task_group.hpp
  * (group_job::execute_body, task_group::finish_child), forkjoin/worker.cpp (help_until,
  * wait_for_join, wait_for_group, wake_worker, wake_group_waiter), the parts of
  * forkjoin/sleep.cpp a latch waiter uses (fall_asleep with the latch as its first ReadJob
  * source, wake_specific) and include/forkjoin/pool.hpp (run_job: J5).
  *
  * Scenarios (-D), each exhaustive as stated:
- *  - default (JOIN): the owner pushes g (public), runs f, then takes g back or, if a thief
- *    stole it, helps until the latch is set: J3 probes, J4 announcement, then either sleep
+ *  - default (JOIN): the owner pushes g in its private form and runs f; meanwhile g stays
+ *    private, or is published (a thief asked: [P-JOIN Share] constructs the latch, then
+ *    P3/P4), or a wait inside f pops it (Share, then the owner runs it as a job and sets
+ *    its latch). After f the owner takes g back unshared (the latch never constructed, g
+ *    called directly), pops it back from the public part, or, if a thief stole it, helps
+ *    until the latch is set: J3 probes, J4 announcement, then either sleep
  *    through [P-SLEEP] with the latch as a ReadJob source (wake_specific from J2) or, in an
  *    isolated region, [P-ISO Park] on its own futex word (wake_isolated from J2). One thief.
  *  - GROUP: a task_group with two children on the waiter's deque; two thieves, and the
@@ -27,6 +31,9 @@
  * as either value (a stale read), and asserts it read the result.
  *
  * Switches (-D):
+ *   SHARE_AFTER_PUBLISH  [P-JOIN Share] constructs the latch after the publication instead
+ *                     of before P3: a thief can reach a latch that does not exist yet (and
+ *                     the late construction erases its J2).
  *   ANNOUNCE_RELAXED  the announcement's loads (J4, G4: the first load and the CAS's failure
  *                     load) are relaxed: an announcement that finds the latch done returns
  *                     without acquire, so a result can be stale. The historical bug ("a
@@ -44,6 +51,7 @@
 #define UNSET 0
 #define SET 1
 #define SLEEPING 2
+#define UNBUILT 3 /* the latch word before [P-JOIN Share] constructs it */
 
 #ifdef GROUP
 #define PROBE probe_group()
@@ -95,14 +103,15 @@ inline read_result(synced, value) {
 
 #if !defined(GROUP) && !defined(EXTERNAL)
 /* ---------------------------------------------------------------- join: J1-J4 */
-byte state = UNSET; /* join_latch::state_ */
-bool g_public = true;
+byte state = UNBUILT; /* join_frame_base::state_, constructed by share() */
+bool g_public = false; /* g's frame in the public part of the owner's deque */
 bool iso_parked = false; /* worker_slot::iso_parked_ (the owner's slot) */
 byte iso_seq = 0;        /* worker_slot::iso_seq_, the isolated waiter's futex word */
 byte res = 0; /* g's result, written by whoever runs g */
 
 inline probe_join() { /* [P-JOIN J3] probe(): acquire load, pairs with J2 */
   atomic {
+    assert(state != UNBUILT);
     if
     :: state == SET -> cancel = true; sync = true
     :: else -> cancel = false
@@ -110,15 +119,38 @@ inline probe_join() { /* [P-JOIN J3] probe(): acquire load, pairs with J2 */
   }
 }
 
-/* The owner of the join frame (worker 0): push g (published, a thief asked), run f, then
- * take g back or wait for its latch (reclaim_join_job, wait_for_join, help_until). Its
- * wait is isolated or not ([P-ISO Park]: an isolated waiter parks on its latch only). */
+/* The owner of the join frame (worker 0): push g's private form, run f, then take g back
+ * or wait for its latch (take_back_unshared || reclaim_join_job, wait_for_join,
+ * help_until). Its wait is isolated or not ([P-ISO Park]: an isolated waiter parks on its
+ * latch only). */
 active proctype owner() {
-  bool sync = false, cancel, ok, iso;
+  bool sync = false, cancel, ok, iso, priv = true;
   byte r, seq;
   if
   :: iso = true
   :: iso = false
+  fi;
+  /* while f runs */
+  if
+  :: /* publish ([P-POST Publish]: a thief asked) */
+#ifndef SHARE_AFTER_PUBLISH
+    state = UNSET; /* [P-JOIN Share] before P3's release fence, which S3's acquire pairs with */
+    atomic { priv = false; g_public = true } /* [P-DEQUE P3/P4] */
+#else
+    atomic { priv = false; g_public = true };
+    state = UNSET
+#endif
+  :: /* a wait inside f pops g privately: Share, then g runs as a job here (J2 by the owner) */
+    state = UNSET;
+    priv = false;
+    res = 1;
+    atomic { state = SET; sync = true }
+  :: skip /* g stays private */
+  fi;
+  /* f returned */
+  if
+  :: priv -> res = 1; sync = true; goto leave /* [P-DEQUE Reclaim] taken back: g called directly */
+  :: else -> skip
   fi;
   if
   :: atomic { g_public -> g_public = false; res = 1; sync = true }; /* popped back, g runs inline */
@@ -140,6 +172,7 @@ active proctype owner() {
     :: else -> skip
     fi;
     atomic { /* [P-JOIN J4] CAS unset -> sleeping, acq_rel; failure load acquire */
+      assert(state != UNBUILT);
       if
       :: state == UNSET -> state = SLEEPING; ok = true
       :: state == SLEEPING -> ok = true /* announced before: expected == sleeping */
@@ -190,11 +223,11 @@ active proctype thief() {
   :: atomic { g_public -> g_public = false };
     res = 1; /* g's body: its result, before J2 */
 #ifndef J1_AFTER_J2
-    assert(alive); /* [P-JOIN J1] waiter_ read from the frame before J2 */
+    assert(alive); /* [P-JOIN J1] the runner's last read of the frame before J2 */
 #endif
-    atomic { assert(alive); old = state; state = SET }; /* [P-JOIN J2] acq_rel exchange */
+    atomic { assert(alive); assert(state != UNBUILT); old = state; state = SET }; /* [P-JOIN J2] acq_rel exchange */
 #ifdef J1_AFTER_J2
-    assert(alive); /* waiter_ read after J2: the frame may be gone */
+    assert(alive); /* the frame read after J2: it may be gone */
 #endif
     if
     :: old == SLEEPING ->

@@ -20,13 +20,11 @@ bool group_cancelled(const taskgroup* g) noexcept {
 }
 }  // namespace
 
-bool task_cancelled(const task& t) noexcept {
-  if (!config().cancellation) return false;
+bool task_cancelled_slow(const task& t) noexcept {
   return t.owner_team->cancelled.load(std::memory_order_relaxed) || group_cancelled(t.group);
 }
 
-bool creation_cancelled(thread_state& ts) noexcept {
-  if (!config().cancellation) return false;
+bool creation_cancelled_slow(thread_state& ts) noexcept {
   return ts.cur_team->cancelled.load(std::memory_order_relaxed) || group_cancelled(ts.cur_task->current_group);
 }
 

@@ -20,7 +20,10 @@ struct dep_map {
 
 namespace {
 
-void hold(task* t) { t->refs.fetch_add(1, std::memory_order_relaxed); }
+void hold(task* t) {
+  t->refs.fetch_add(1, std::memory_order_relaxed);
+  t->dep_recorded = true;  // before t is published: its finish releases its successors
+}
 
 // [P-OMP Depend D1] an edge pred -> succ, unless pred has already finished.
 void add_edge(task* pred, task* succ) {
@@ -92,9 +95,8 @@ void release_successors(thread_state& ts, task* t) noexcept {
   delete succ;
 }
 
-void clear_dependences(task* t) noexcept {
+void clear_dependences_of(task* t) noexcept {
   dep_map* m = t->deps;
-  if (m == nullptr) return;
   t->deps = nullptr;
   for (auto& [addr, r] : m->by_address) {
     if (r.last_out != nullptr) release_task(r.last_out);

@@ -23,13 +23,13 @@ event_registry& registry() {
   return *r;
 }
 
+}  // namespace
+
 bool descends_from(const task* x, const task* ancestor) noexcept {
   for (const task* p = x->parent; p != nullptr; p = p->parent)
     if (p == ancestor) return true;
   return false;
 }
-
-}  // namespace
 
 void* register_event(task* t) {
   t->detached = true;

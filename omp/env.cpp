@@ -304,9 +304,12 @@ global_config read_environment() {
 }
 }  // namespace
 
-const global_config& config() noexcept {
+std::atomic<const global_config*> g_config{nullptr};
+
+const global_config& read_config() noexcept {
   // never destroyed: parked team threads may still read it while the process exits
   static const global_config* c = new global_config(read_environment());
+  g_config.store(c, std::memory_order_release);  // pairs with the acquire load in config()
   return *c;
 }
 

@@ -84,7 +84,14 @@ struct global_config {
   bool display_affinity = false;           // OMP_DISPLAY_AFFINITY
   std::string affinity_format;             // OMP_AFFINITY_FORMAT, else default_affinity_format()
 };
-const global_config& config() noexcept;
+// Read once (on first use), then constant and never freed.
+const global_config& read_config() noexcept;
+extern std::atomic<const global_config*> g_config;
+inline const global_config& config() noexcept {
+  // acquire: pairs with the release store in read_config (a plain load on x86)
+  const global_config* c = g_config.load(std::memory_order_acquire);
+  return c != nullptr ? *c : read_config();
+}
 // The predefined allocators' names, index = handle (alloc.cpp).
 extern const char* const k_allocator_names[9];
 // thread-limit-var for a task with ICVs v: a teams or target clause, else OMP_THREAD_LIMIT,
@@ -302,6 +309,8 @@ struct task {
   bool dep_done = false;                      // finished: later tasks need no edge from it
   bool detached_children = false;             // [P-OMP Detach V5] a team of one tracks its children's dependences
   bool inbox_finish = false;                  // [P-OMP Detach V4] in the team's inbox to be finished (else run)
+  bool dep_recorded = false;                  // in its parent's dependence map: later siblings may add edges
+  std::uint8_t block_class = 0;               // 1 + its block's size class in the threads' caches, 0: not cached
   std::atomic<std::uint32_t> detach_left{0};  // [P-OMP Detach V2] body and event still to come (2, 1, 0)
   std::vector<task*>* successors = nullptr;
   struct dep_map* deps = nullptr;         // its children's last writers and readers, by address
@@ -344,11 +353,15 @@ void wait_for_event(thread_state& ts, task* t) noexcept;
 // runs or finishes it; true if it did. run_inbox (after team) checks the head first.
 bool run_inbox_slow(thread_state& ts, bool any) noexcept;
 void inbox_push(team& tm, task* t, bool finish) noexcept;
+// True if ancestor is x's parent, or its parent's, and so on (every task holds a reference on
+// its parent, so the chain is alive while x is).
+bool descends_from(const task* x, const task* ancestor) noexcept;
 // Runs one task of ts's team if one is available (any task: barrier rules). True if it ran one.
 bool run_any_task(thread_state& ts) noexcept;
 // Waits until latch reaches zero, running descendants of the current task meanwhile.
 void wait_descendants(thread_state& ts, count_latch& latch) noexcept;
-// Runs one descendant of the current task from this thread's deque, if there is one.
+// Runs one descendant of the current task, if there is one: from this thread's deque, else
+// (when it has none) stolen from a teammate's ([P-OMP Task T3]).
 bool run_own_descendant(thread_state& ts) noexcept;
 void release_task(task* t) noexcept;  // drops one reference ([P-OMP Task T5])
 void push_ready(thread_state& ts, task* t) noexcept;
@@ -357,7 +370,10 @@ void push_ready(thread_state& ts, task* t) noexcept;
 // be visible yet; `record` makes later siblings depend on t. Leaves t->npred at 1 + edges.
 void add_dependences(task* parent, task* t, void** depend, bool record);
 void release_successors(thread_state& ts, task* t) noexcept;  // t finished
-void clear_dependences(task* t) noexcept;                     // all of t's children finished
+void clear_dependences_of(task* t) noexcept;                  // all of t's children finished, t->deps set
+inline void clear_dependences(task* t) noexcept {             // all of t's children finished
+  if (t->deps != nullptr) clear_dependences_of(t);
+}
 
 // ---- work shares ([P-OMP WS]) ------------------------------------------------------------
 
@@ -514,6 +530,12 @@ struct thread_state {
   // pool workers reserved for the region this thread is about to start ([P-OMP Team S4])
   std::vector<unsigned> reserved;
   long single_index = 0;  // plain singles this thread entered in its current team ([P-OMP WS S1])
+  // [P-OMP Task T6] freed task blocks by 64-byte size class (64 to 512 bytes), a list each,
+  // capped: a thread that frees what others allocate keeps at most k_block_cap per class
+  static constexpr unsigned k_block_classes = 8;
+  static constexpr std::uint32_t k_block_cap = 1024;
+  void* free_blocks[k_block_classes] = {};
+  std::uint32_t free_block_count[k_block_classes] = {};
   // [P-OMP Limit] the contention group this thread is the initial thread of, and the team
   // threads resolve_num_threads reserved in the current group for the region it starts next
   contention_group cgroup;
@@ -532,7 +554,15 @@ inline bool run_inbox(thread_state& ts, bool any) noexcept {
 }
 
 // The state of the calling thread; created on first use with its initial team and task.
-thread_state& self() noexcept;
+// initial-exec: one load at a fixed offset from the thread pointer, where the default model
+// of a shared library calls __tls_get_addr on every access (libgomp makes the same choice)
+extern __thread thread_state* tls_state __attribute__((tls_model("initial-exec")));
+thread_state& make_self() noexcept;
+inline thread_state& self() noexcept {
+  thread_state* ts = tls_state;
+  return ts != nullptr ? *ts : make_self();
+}
+inline thread_state* self_if_any() noexcept { return tls_state; }  // null on a thread that never used the runtime
 // Makes ts the calling thread's state: a new spare thread takes over a retired one's.
 void adopt_self(thread_state& ts) noexcept;
 int thread_count() noexcept;  // threads that got a thread_state so far
@@ -570,9 +600,13 @@ void end_barrier(thread_state& ts) noexcept;  // [P-OMP Team E1], in run_member 
 
 // With cancel-var true: t was cancelled before it started (its team, or a taskgroup it
 // belongs to, directly or through an enclosing one); its body is skipped.
-bool task_cancelled(const task& t) noexcept;
+bool task_cancelled_slow(const task& t) noexcept;
+inline bool task_cancelled(const task& t) noexcept { return config().cancellation && task_cancelled_slow(t); }
 // With cancel-var true: a new task of the current task would be discarded at once.
-bool creation_cancelled(thread_state& ts) noexcept;
+bool creation_cancelled_slow(thread_state& ts) noexcept;
+inline bool creation_cancelled(thread_state& ts) noexcept {
+  return config().cancellation && creation_cancelled_slow(ts);
+}
 
 // ---- team threads from the pool (members.cpp, [P-OMP Team S2]) --------------------------
 

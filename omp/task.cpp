@@ -1,5 +1,6 @@
 // task.cpp: explicit tasks on per-team-thread work-stealing deques (forkjoin's Chase-Lev
 // deque: owner LIFO, thieves FIFO), taskwait, taskgroup, taskyield. [P-OMP Task]
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -13,21 +14,47 @@ namespace {
 // Above this many queued tasks in a team, new tasks run undeferred (bounds the memory a
 // runaway producer can pin; 10^5-task programs stay well below it).
 constexpr std::int64_t k_throttle = std::int64_t{1} << 22;
+// [P-OMP Task T1] a thread whose own deque already holds this many tasks runs its new tasks
+// (those without dependences or detach) undeferred: the queued ones are the parallel slack the thieves need, and an
+// undeferred task costs no latch, no push and no pop (LLVM's libomp does the same when its 256-slot deque is full;
+// libgomp past 64 queued tasks per team thread).
+constexpr std::int64_t k_local_throttle = 64;
 
 void release(task* t) noexcept { release_task(t); }
+
+// [P-OMP Task T6] a block from ts's cache when it is at most 512 bytes and malloc's
+// alignment is enough (a miss takes a plain malloc: an aligned_alloc costs several times
+// more, and a producer whose tasks other threads free misses every time); class + 1 in *cls
+// (0: a block the cache does not take).
+void* allocate_block(thread_state& ts, std::size_t align, std::size_t total, std::uint8_t* cls) {
+  if (align <= alignof(std::max_align_t) && total <= 64 * thread_state::k_block_classes) {
+    const std::size_t c = (total - 1) / 64;
+    *cls = static_cast<std::uint8_t>(c + 1);
+    if (void* b = ts.free_blocks[c]) {
+      ts.free_blocks[c] = *static_cast<void**>(b);
+      --ts.free_block_count[c];
+      return b;
+    }
+    return std::malloc((c + 1) * 64);
+  }
+  *cls = 0;
+  return std::aligned_alloc(align, (total + align - 1) & ~(align - 1));
+}
 
 // Copies the arguments into a new task. A detached task's event handle is written into the
 // encountering task's variable and the first word of the arguments before the copy, as
 // libgomp does (gcc reads it there) [P-OMP Detach V1].
-task* allocate(void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_align, void* detach) {
+task* allocate(thread_state& ts, void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_align, void* detach) {
   std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
+  if ((align & (align - 1)) != 0) fatal("task argument alignment is not a power of two");
   std::size_t size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
-  std::size_t header = (sizeof(task) + align - 1) / align * align;
+  std::size_t header = (sizeof(task) + align - 1) & ~(align - 1);  // no division: align is a power of two
   std::size_t block_align = align > alignof(task) ? align : alignof(task);
-  std::size_t total = (header + size + block_align - 1) / block_align * block_align;
-  void* block = std::aligned_alloc(block_align, total);
+  std::uint8_t cls;
+  void* block = allocate_block(ts, block_align, header + size, &cls);
   if (block == nullptr) fatal("out of memory allocating a task");
   task* t = new (block) task;
+  t->block_class = cls;
   t->data = static_cast<char*>(block) + header;
   if (detach != nullptr) {
     void* handle = register_event(t);
@@ -37,9 +64,32 @@ task* allocate(void (*cpyfn)(void*, void*), void* data, long arg_size, long arg_
   if (cpyfn != nullptr) {
     cpyfn(t->data, data);
     t->copied = true;
-  } else if (size != 0)
+  } else if (size <= 32) {  // the usual few firstprivate words: no call into the C library
+    auto* to = static_cast<unsigned char*>(t->data);
+    const auto* from = static_cast<const unsigned char*>(data);
+    std::size_t i = 0;
+    for (; i + 8 <= size; i += 8) std::memcpy(to + i, from + i, 8);
+    if (i + 4 <= size) {
+      std::memcpy(to + i, from + i, 4);
+      i += 4;
+    }
+    for (; i < size; ++i) to[i] = from[i];
+  } else {
     std::memcpy(t->data, data, size);
+  }
   return t;
+}
+
+// [P-OMP Task T6] back to the calling thread's cache, or to the C library.
+void free_block(void* b, std::uint8_t cls) noexcept {
+  thread_state* ts = self_if_any();
+  if (cls != 0 && ts != nullptr && ts->free_block_count[cls - 1] < thread_state::k_block_cap) {
+    *static_cast<void**>(b) = ts->free_blocks[cls - 1];
+    ts->free_blocks[cls - 1] = b;
+    ++ts->free_block_count[cls - 1];
+    return;
+  }
+  std::free(b);
 }
 }  // namespace
 
@@ -50,7 +100,7 @@ inline void finish(thread_state& ts, task* t) noexcept {
   team* tm = t->owner_team;
   const bool deferred = t->deferred;
   if (deferred) {
-    release_successors(ts, t);
+    if (t->dep_recorded) release_successors(ts, t);  // else no sibling can hold an edge on it
     if (t->group != nullptr) t->group->pending.done();
     t->parent->children.done();
     release(t->parent);
@@ -65,11 +115,16 @@ void finish_task(thread_state& ts, task* t) noexcept { finish(ts, t); }
 
 void release_task(task* t) noexcept {
   if (t->implicit) return;
-  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP Task T5] the last reference frees
+  // [P-OMP Task T5] the last reference frees. A count of 1 is the caller's own reference:
+  // no other holder is left to release concurrently (the acquire load sees their releases),
+  // so the common leaf task skips the read-modify-write.
+  if (t->refs.load(std::memory_order_acquire) == 1 ||          // pairs with the decrements below
+      t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // pairs with the other decrements
     clear_dependences(t);
     delete t->successors;
+    const std::uint8_t cls = t->block_class;
     t->~task();
-    std::free(t);
+    free_block(t, cls);
   }
 }
 
@@ -154,8 +209,11 @@ void submit_task(thread_state& ts, task* t, bool if_clause, void** depend, bool 
   // a team of one (which runs a task at once unless it is detached or must wait for a detached
   // sibling: [P-OMP Detach V5]); such a task still gets its own task context
   const bool one = tm.deques == nullptr;
-  const bool included =
-      !if_clause || parent->final_task || tm.pending_tasks.load(std::memory_order_relaxed) > k_throttle;
+  // (not a task with dependences or a detached one: undeferred, it could wait for a
+  // predecessor, or an event, that only a later sibling releases)
+  const bool included = !if_clause || parent->final_task ||
+                        (!one && depend == nullptr && !detach && tm.deques[ts.id].size() >= k_local_throttle) ||
+                        tm.pending_tasks.load(std::memory_order_relaxed) > k_throttle;
   if (detach && one && !included) parent->detached_children = true;
   // [P-OMP Depend] in a team of one or under a final task every sibling has finished when the
   // next is created, unless one was detached
@@ -187,7 +245,8 @@ void submit_task(thread_state& ts, task* t, bool if_clause, void** depend, bool 
   if (t->group != nullptr) t->group->pending.add();
   tm.pending_tasks.fetch_add(1, std::memory_order_relaxed);
   // drop the creation guard; with predecessors left, the last of them pushes t
-  if (t->npred.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP Depend D2]
+  // (untracked, nobody else sees npred: no atomic step needed)
+  if (!track || t->npred.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // [P-OMP Depend D2]
     if (one)
       run_task(ts, t);  // [P-OMP Detach V5] a team of one runs a ready task at once
     else
@@ -232,7 +291,7 @@ void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long
            unsigned flags, Prepare prepare, void** depend = nullptr, void* detach = nullptr) {
   thread_state& ts = self();
   if (creation_cancelled(ts)) return;  // [P-OMP Cancel K5] nothing to create in a cancelled group or team
-  task* t = allocate(cpyfn, data, arg_size, arg_align, detach);
+  task* t = allocate(ts, cpyfn, data, arg_size, arg_align, detach);
   prepare(t->data);
   t->fn = fn;
   init_child(ts, t, (flags & 2u) != 0);
@@ -325,7 +384,8 @@ FORKJOIN_OMP_EXPORT void GOMP_taskloop_ull(fn_t fn, void* data, void (*cpyfn)(vo
 
 FORKJOIN_OMP_EXPORT void GOMP_taskwait() {
   thread_state& ts = self();
-  wait_descendants(ts, ts.cur_task->children);
+  // no child left (C3's acquire load): nothing to wait for, and the latch word is already 0
+  if (!ts.cur_task->children.zero()) wait_descendants(ts, ts.cur_task->children);
   clear_dependences(ts.cur_task);  // every child finished: no later sibling needs an edge
 }
 

@@ -15,6 +15,12 @@
 #include "../forkjoin/mailbox.hpp"
 #include "internal.hpp"
 
+#if defined(FORKJOIN_COVERAGE_BUILD)
+// libgcov's counter dump (the coverage preset): fatal() and unsupported() end with abort(),
+// which skips the exit handler that would write the counters.
+extern "C" void __gcov_dump();
+#endif
+
 namespace forkjoin::omp {
 
 // ---- diagnostics and waiting -------------------------------------------------------------
@@ -28,12 +34,18 @@ void unsupported(const char* construct) noexcept {
   }
   std::fprintf(stderr, "forkjoin-omp: %s is not supported\n", construct);
   std::fflush(stderr);
+#if defined(FORKJOIN_COVERAGE_BUILD)
+  __gcov_dump();
+#endif
   std::abort();
 }
 
 void fatal(const char* message) noexcept {
   std::fprintf(stderr, "forkjoin-omp: %s\n", message);
   std::fflush(stderr);
+#if defined(FORKJOIN_COVERAGE_BUILD)
+  __gcov_dump();
+#endif
   std::abort();
 }
 
@@ -83,6 +95,34 @@ static void wait_latch(thread_state& ts, count_latch& latch, Step step) noexcept
   latch.reset();
 }
 
+namespace {
+// [P-OMP Task T3] a waiter with no descendant of its own steals the oldest task of a
+// teammate's deque; one that does not descend from the current task goes to the team's
+// inbox ([P-OMP Detach V4]), where its own waiters and the barriers find it.
+bool steal_descendant(thread_state& ts) noexcept {
+  team& t = *ts.cur_team;
+  if (t.pending_tasks.load(std::memory_order_relaxed) == 0) return false;  // a hint: nothing deferred
+  const unsigned n = t.nthreads;
+  ts.rng ^= ts.rng << 13;
+  ts.rng ^= ts.rng >> 7;
+  ts.rng ^= ts.rng << 17;
+  const unsigned first = static_cast<unsigned>(ts.rng % n);
+  for (unsigned k = 0; k < n; ++k) {
+    const unsigned v = (first + k) % n;
+    if (v == ts.id) continue;
+    auto r = t.deques[v].steal();
+    if (r.result != forkjoin::detail::steal_result::success) continue;
+    if (descends_from(r.value, ts.cur_task)) {
+      run_task(ts, r.value);
+      return true;
+    }
+    inbox_push(t, r.value, false);
+    return false;
+  }
+  return false;
+}
+}  // namespace
+
 bool run_own_descendant(thread_state& ts) noexcept {
   if (run_inbox(ts, false)) return true;  // [P-OMP Detach V4]
   team& t = *ts.cur_team;
@@ -91,10 +131,10 @@ bool run_own_descendant(thread_state& ts) noexcept {
   // certainly its descendants; they sit at the owner's end of the deque.
   auto& dq = t.deques[ts.id];
   task* x = dq.pop();
-  if (x == nullptr) return false;
+  if (x == nullptr) return steal_descendant(ts);
   if (x->seq < ts.cur_task->mark) {
     dq.push(x);
-    return false;
+    return steal_descendant(ts);
   }
   run_task(ts, x);
   return true;
@@ -106,12 +146,13 @@ void wait_descendants(thread_state& ts, count_latch& latch) noexcept {
 
 // ---- thread state ------------------------------------------------------------------------
 
+__thread thread_state* tls_state = nullptr;
+
 namespace {
-thread_local thread_state* tls_state = nullptr;
+std::atomic<int> next_gtid{0};  // the gtids, in order of first use
+}  // namespace
 
-std::atomic<int> next_gtid{0};
-
-thread_state& make_self() {
+thread_state& make_self() noexcept {
   auto* ts = new thread_state;
   ts->gtid = next_gtid.fetch_add(1, std::memory_order_relaxed);  // a number, nothing to publish
   auto* t = new team(1);
@@ -125,7 +166,6 @@ thread_state& make_self() {
   tls_state = ts;
   return *ts;
 }
-}  // namespace
 
 void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
   ts.cur_team = &t;
@@ -200,11 +240,6 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
 void adopt_self(thread_state& ts) noexcept { tls_state = &ts; }
 
 int thread_count() noexcept { return next_gtid.load(std::memory_order_relaxed); }
-
-thread_state& self() noexcept {
-  thread_state* ts = tls_state;
-  return ts != nullptr ? *ts : make_self();
-}
 
 // ---- teams -------------------------------------------------------------------------------
 

@@ -1,12 +1,13 @@
 // stress.cpp: randomized stress and soak program. Seeded (the seed is printed, --seed
 // reproduces it). Each round picks a pool size and runs random scenarios from 1-8
-// external submitter threads: join trees, task groups of 1 to 10^4 children, nested loops
-// of every schedule, reductions, random throws. Every result is checked against a serial
+// external submitter threads: join trees, task groups of 1 to 10^4 children, dependency
+// graphs, nested loops of every schedule, reductions, random throws. Every result is checked against a serial
 // model; a watchdog dumps what every thread is doing and aborts after --watchdog seconds
 // without progress.
 //
 //   forkjoin_stress [--seconds S] [--seed N] [--watchdog W]
 //   S defaults to FORKJOIN_SOAK_SECONDS, else 10.
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -95,7 +96,7 @@ long random_leaf(std::uint64_t seed, int depth, std::mt19937_64& rng) {
 }
 
 void scenario(fj::pool& p, std::mt19937_64& rng, std::uint64_t seed, int slot) {
-  const int kind = static_cast<int>(rng() % 5);
+  const int kind = static_cast<int>(rng() % 6);
   switch (kind) {
     case 0: {  // join tree, sometimes throwing
       g_phase[slot] = "join tree";
@@ -178,6 +179,82 @@ void scenario(fj::pool& p, std::mt19937_64& rng, std::uint64_t seed, int slot) {
       for (long i = 0; i < n; ++i) expect = combine(expect, body(i));
       const h got = p.run([&] { return fj::parallel_reduce(0L, n, h{0, 1}, body, combine, s); });
       if (got != expect) fail("reduce lost order or elements", seed);
+      break;
+    }
+    case 4: {  // dependency graph: each child once, after every predecessor; a throw skips
+      g_phase[slot] = "dependency graph";
+      constexpr int k_keys = 8;
+      const std::size_t n = 1 + rng() % 3000;
+      struct child {
+        int key[2];
+        fj::dependency::access mode[2];
+      };
+      std::vector<child> spec(n);
+      for (auto& c : spec)
+        for (int d = 0; d < 2; ++d) {
+          c.key[d] = static_cast<int>(rng() % k_keys);
+          c.mode[d] = static_cast<fj::dependency::access>(1 + rng() % 3);
+        }
+      const std::size_t throw_at = rng() % 4 == 0 ? rng() % n : n;
+      std::vector<std::atomic<int>> hits(n);
+      std::vector<std::int64_t> start(n, -1), end(n, -1);
+      std::atomic<std::int64_t> clock{0};
+      std::array<char, k_keys> keys{};
+      bool threw = false;
+      try {
+        p.run([&] {
+          fj::task_group g;
+          for (std::size_t i = 0; i < n; ++i) {
+            const child& c = spec[i];
+            g.run(fj::dependency{&keys[static_cast<std::size_t>(c.key[0])], c.mode[0]},
+                  fj::dependency{&keys[static_cast<std::size_t>(c.key[1])], c.mode[1]}, [&, i, throw_at] {
+                    hits[i].fetch_add(1, std::memory_order_relaxed);
+                    start[i] = clock.fetch_add(1);
+                    if (i == throw_at) throw injected_failure{static_cast<int>(i)};
+                    end[i] = clock.fetch_add(1);
+                  });
+          }
+          g.wait();
+        });
+      } catch (const injected_failure& e) {
+        threw = true;
+        if (static_cast<std::size_t>(e.code) != throw_at) fail("dependency graph rethrew the wrong exception", seed);
+      }
+      if (threw != (throw_at < n)) fail("dependency graph exception lost or invented", seed);
+      // The serial model's edges: an in after the key's last writer, a writer after it and
+      // every in since (a key named twice counts once, with the union of its modes).
+      std::array<long, k_keys> writer;
+      writer.fill(-1);
+      std::array<std::vector<std::size_t>, k_keys> readers;
+      for (std::size_t i = 0; i < n; ++i) {
+        const int h = hits[i].load();
+        if (h > 1 || (!threw && h != 1))
+          fail("dependency child " + std::to_string(i) + " ran " + std::to_string(h) + " times", seed);
+        const child& c = spec[i];
+        for (int d = 0; d < 2; ++d) {
+          if (d == 1 && c.key[1] == c.key[0]) break;
+          unsigned mode = static_cast<unsigned>(c.mode[d]);
+          if (d == 0 && c.key[1] == c.key[0]) mode |= static_cast<unsigned>(c.mode[1]);
+          const auto k = static_cast<std::size_t>(c.key[d]);
+          auto before = [&](std::size_t from) {
+            // only children that both ran and ended are ordered (a throw skips the rest)
+            if (h == 1 && end[from] >= 0 && !(end[from] < start[i]))
+              fail("dependency child " + std::to_string(i) + " started before " + std::to_string(from) + " ended",
+                   seed);
+            if (h == 1 && hits[from].load() == 0) fail("dependency child ran before a skipped predecessor", seed);
+            if (h == 1 && hits[from].load() == 1 && end[from] < 0)
+              fail("dependency child " + std::to_string(i) + " ran after its predecessor threw", seed);
+          };
+          if (writer[k] >= 0) before(static_cast<std::size_t>(writer[k]));
+          if (mode == 1) {
+            readers[k].push_back(i);
+          } else {
+            for (std::size_t r : readers[k]) before(r);
+            readers[k].clear();
+            writer[k] = static_cast<long>(i);
+          }
+        }
+      }
       break;
     }
     default: {  // loop body throws: rethrown once, pool stays usable

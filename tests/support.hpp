@@ -1,14 +1,20 @@
 // support.hpp: helpers shared by the tests: a scale factor for stress sizes (smaller under
-// sanitizers, FORKJOIN_STRESS_SCALE to change it), a serial fib for checks, a scope guard
-// and a holder for a pool's external slot (both release threads before an ASSERT returns).
+// sanitizers, FORKJOIN_STRESS_SCALE to change it), a serial fib for checks, the exit of a
+// fork()ed child, a scope guard and a holder for a pool's external slot (both release
+// threads before an ASSERT returns).
 #pragma once
 
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+
+#if defined(FORKJOIN_COVERAGE_BUILD)
+extern "C" void __gcov_dump();  // libgcov's (the coverage preset)
+#endif
 
 namespace forkjoin::test {
 
@@ -64,6 +70,15 @@ inline double stress_scale() {
 
 inline std::int64_t scaled(std::int64_t n, std::int64_t sanitizer_n) {
   return static_cast<std::int64_t>(static_cast<double>(under_sanitizer() ? sanitizer_n : n) * stress_scale());
+}
+
+// Ends a fork()ed child with _exit(code), having first written the counters of the coverage
+// build: gcov writes them at exit(), which the child of a threaded process must not run.
+[[noreturn]] inline void exit_child(int code) {
+#if defined(FORKJOIN_COVERAGE_BUILD)
+  __gcov_dump();
+#endif
+  _exit(code);
 }
 
 inline std::uint64_t serial_fib(int n) {
@@ -150,5 +165,16 @@ class slot_holder {
   std::atomic<bool> release_{false};
   std::thread thread_;  // declared last: it starts after the flags exist
 };
+
+// The message of the std::invalid_argument that f throws; "" when it throws nothing.
+template <class F>
+std::string invalid_argument_message(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace forkjoin::test

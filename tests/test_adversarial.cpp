@@ -73,7 +73,7 @@ int run_in_child(F child, std::chrono::seconds limit) {
     } catch (...) {
       code = 98;
     }
-    _exit(code);
+    fj::test::exit_child(code);
   }
   const auto deadline = std::chrono::steady_clock::now() + limit;
   int status = 0;

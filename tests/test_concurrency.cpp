@@ -165,6 +165,65 @@ TEST(Cgroup, MissingFilesMeanNoLimit) {
   EXPECT_EQ(root.limit(), 0u);  // no cpu.max
 }
 
+// mountinfo writes blanks and backslashes in paths as octal escapes (\040, \134): the mount
+// point is found under its real name. A backslash that does not start three octal digits
+// below \400 is kept as it is.
+TEST(Cgroup, EscapedMountPointIsUnescaped) {
+  fake_root root;
+  root.write("proc/self/cgroup", "0::/job\n");
+  root.write("proc/self/mountinfo", "30 25 0:26 / /sys/fs/cgroup/my\\040tree\\134x rw - cgroup2 cgroup2 rw\n");
+  root.write("sys/fs/cgroup/my tree\\x/job/cpu.max", "300000 100000\n");
+  EXPECT_EQ(root.limit(), 3u);
+  root.write("proc/self/mountinfo", "30 25 0:26 / /sys/fs/cgroup/a\\9ab\\777\\12x\\12 rw - cgroup2 cgroup2 rw\n");
+  root.write("sys/fs/cgroup/a\\9ab\\777\\12x\\12/job/cpu.max", "200000 100000\n");
+  EXPECT_EQ(root.limit(), 2u);
+}
+
+// A v1 mount that shows a subtree the process is not in: only the mount point's own limit
+// counts. Likewise a path that climbs out ("/.."); a trailing slash is no directory.
+TEST(Cgroup, PathOutsideTheMountedSubtreeTakesTheMountPoint) {
+  fake_root root;
+  root.write("proc/self/mountinfo", "40 31 0:29 /docker/abc /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpuacct,cpu\n");
+  root.write("sys/fs/cgroup/cpu/cpu.cfs_quota_us", "200000\n");
+  root.write("sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
+  root.write("sys/fs/cgroup/cpu/sub/cpu.cfs_quota_us", "100000\n");
+  root.write("sys/fs/cgroup/cpu/sub/cpu.cfs_period_us", "100000\n");
+  root.write("sys/fs/cgroup/sub/cpu.cfs_quota_us", "100000\n");  // where "/docker/abc/../sub" would lead
+  root.write("sys/fs/cgroup/sub/cpu.cfs_period_us", "100000\n");
+  for (const char* outside : {"/other/abc", "/docker/abcdef", "/docker/abc/../sub"}) {
+    root.write("proc/self/cgroup", std::string("3:cpu,cpuacct:") + outside + "\n");
+    EXPECT_EQ(root.limit(), 2u) << outside;
+  }
+  root.write("proc/self/cgroup", "3:cpu,cpuacct:/docker/abc/sub/\n");
+  EXPECT_EQ(root.limit(), 1u);  // inside: its own directory, tighter
+}
+
+// Process paths that are no absolute paths, and mount lines too short to read: no limit.
+TEST(Cgroup, OddPathsAndShortMountLinesMeanNoLimit) {
+  fake_root root;
+  root.write("proc/self/mountinfo", k_v2_mount);
+  root.write("sys/fs/cgroup/cpu.max", "100000 100000\n");
+  for (const char* line : {"0::\n", "0::relative/path\n"}) {
+    root.write("proc/self/cgroup", line);
+    EXPECT_EQ(root.limit(), 0u) << line;
+  }
+  root.write("proc/self/cgroup", "0::/\n");
+  EXPECT_EQ(root.limit(), 1u);
+  root.write("proc/self/mountinfo", "30 25 0:26 / /sys/fs/cgroup rw - cgroup2\n1 2 - cgroup2 cgroup2 rw\n");
+  EXPECT_EQ(root.limit(), 0u);
+}
+
+// Without an affinity mask the quota decides; an empty variable counts as unset.
+TEST(Concurrency, QuotaWithoutMaskAndEmptyVariables) {
+  std::string warnings;
+  fj::detail::concurrency_inputs in;
+  in.cgroup_limit = 3;
+  in.forkjoin_num_threads = "";
+  in.omp_num_threads = "";
+  EXPECT_EQ(fj::detail::resolve_concurrency(in, warnings), 3u);
+  EXPECT_EQ(warnings, "");
+}
+
 TEST(Concurrency, ExplicitCountElseSmallerOfMaskAndQuota) {
   std::string warnings;
   fj::detail::concurrency_inputs in;

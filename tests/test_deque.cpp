@@ -87,6 +87,112 @@ TEST(ChaseLevDeque, PrivatePartIsInvisibleUntilPublished) {
   EXPECT_EQ(d.pop(), nullptr);
 }
 
+// [P-DEQUE Share] and [P-DEQUE Reclaim] with a Share like join's: the private form of x is
+// its address plus one.
+struct odd_slots {
+  static constexpr bool k_rewrites = true;
+  static std::int64_t* shared(std::int64_t* v) noexcept {
+    const auto bits = reinterpret_cast<std::uintptr_t>(v);
+    return (bits & 1) != 0 ? reinterpret_cast<std::int64_t*>(bits - 1) : v;
+  }
+  static bool is_private_form_of(std::int64_t* v, std::int64_t* x) noexcept {
+    return reinterpret_cast<std::uintptr_t>(v) - reinterpret_cast<std::uintptr_t>(x) == 1;
+  }
+};
+using odd_deque = chase_lev_deque<std::int64_t*, odd_slots>;
+std::int64_t* private_form(std::int64_t* x) {
+  return reinterpret_cast<std::int64_t*>(reinterpret_cast<std::uintptr_t>(x) + 1);
+}
+// join's push: the private form, and the slot it went to.
+std::atomic<std::int64_t*>* push_join(odd_deque& d, std::int64_t* x) {
+  d.push_private(private_form(x));
+  return d.newest_slot();
+}
+
+// Nested joins at every position of three laps of a small ring: the take-backs, newest
+// first, each find their element; a nest that spans a lap's start may send the outer ones
+// to the slow path (pop), never a take-back of the wrong element.
+TEST(ChaseLevDeque, TakeBackFindsEachUnsharedElementAtEveryPosition) {
+  auto items = make_items(6);
+  std::int64_t filler = 99;
+  for (int depth = 1; depth <= 4; ++depth) {
+    for (int start = 0; start < 12; ++start) {
+      odd_deque d(4);
+      for (int i = 0; i < start; ++i) {  // move top and head to index `start`
+        d.push(&filler);
+        ASSERT_EQ(d.steal().value, &filler);
+      }
+      std::vector<std::atomic<std::int64_t*>*> slots;
+      for (int i = 0; i < depth; ++i) slots.push_back(push_join(d, &items[static_cast<std::size_t>(i)]));
+      const bool one_lap = start / 4 == (start + depth - 1) / 4;
+      for (int i = depth; i-- > 0;) {
+        std::int64_t* const x = &items[static_cast<std::size_t>(i)];
+        const bool back = d.take_back_unshared(slots[static_cast<std::size_t>(i)], x);
+        if (one_lap || i == depth - 1) {
+          ASSERT_TRUE(back) << "depth " << depth << " start " << start << " i " << i;
+        }
+        if (!back) {
+          ASSERT_EQ(d.pop(), x) << "depth " << depth << " start " << start << " i " << i;
+        }
+        ASSERT_EQ(d.size(), i);
+      }
+      EXPECT_EQ(d.pop(), nullptr);
+      EXPECT_EQ(d.steal().result, steal_result::empty);
+    }
+  }
+}
+
+// The take-back refuses every element that is not the newest unshared one: published (and
+// stolen or not), popped (its slot since reused), below a newer element, or moved by grow.
+// Thieves and pops get the shared form only.
+TEST(ChaseLevDeque, TakeBackRefusesSharedOrBuriedElements) {
+  auto items = make_items(8);
+  std::int64_t* const a = &items[0];
+  std::int64_t* const b = &items[1];
+  {  // published, then popped back through the public pop
+    odd_deque d(4);
+    auto* slot = push_join(d, a);
+    d.publish();
+    EXPECT_FALSE(d.take_back_unshared(slot, a));
+    EXPECT_EQ(d.pop(), a);
+  }
+  {  // published and stolen
+    odd_deque d(4);
+    auto* slot = push_join(d, a);
+    d.publish();
+    EXPECT_EQ(d.steal().value, a);
+    EXPECT_FALSE(d.take_back_unshared(slot, a));
+    EXPECT_EQ(d.pop(), nullptr);
+  }
+  {  // popped privately (a wait inside f), then its slot reused by another element
+    odd_deque d(4);
+    auto* slot = push_join(d, a);
+    EXPECT_EQ(d.pop(), a);
+    auto* slot_b = push_join(d, b);
+    EXPECT_EQ(slot_b, slot);
+    EXPECT_FALSE(d.take_back_unshared(slot, a));
+    EXPECT_TRUE(d.take_back_unshared(slot_b, b));
+    EXPECT_EQ(d.pop(), nullptr);
+  }
+  {  // a newer element above it: it is not the newest
+    odd_deque d(4);
+    auto* slot = push_join(d, a);
+    d.push_private(b);
+    EXPECT_FALSE(d.take_back_unshared(slot, a));
+    EXPECT_EQ(d.pop(), b);
+    EXPECT_TRUE(d.take_back_unshared(slot, a));
+  }
+  {  // the ring grew after the push: the element moved to the new ring, still private
+    odd_deque d(2);
+    auto* slot = push_join(d, a);
+    for (std::size_t i = 2; i < 8; ++i) d.push_private(&items[i]);
+    EXPECT_GE(d.capacity(), 8);
+    for (std::size_t i = 8; i-- > 2;) ASSERT_EQ(d.pop(), &items[i]);
+    EXPECT_FALSE(d.take_back_unshared(slot, a));
+    EXPECT_EQ(d.pop(), a);
+  }
+}
+
 TEST(ChaseLevDeque, EmptyDequeNeverReturnsGarbage) {
   chase_lev_deque<std::int64_t*> d(2);
   for (int i = 0; i < 1000; ++i) {  // [P-DEQUE E2] pop on empty at index 0 must stay empty

@@ -118,6 +118,119 @@ TEST(Join, ExceptionsDeepInsideRecursion) {
   EXPECT_EQ(leaves.load(), 1024);  // every branch still ran
 }
 
+// f leaves task_group children above g on the deque (their group outlives f): the join
+// runs them, then takes g back from beneath them ([P-DEQUE Reclaim]), or waits for its thief.
+TEST(Join, LeftLeavesGroupChildrenAboveRight) {
+  for (std::size_t threads : {1, 2, 4}) {
+    fj::pool p(threads);
+    for (int rep = 0; rep < 300; ++rep) {
+      std::atomic<int> children{0}, right{0};
+      const std::string r = p.run([&] {
+        fj::task_group tg;
+        auto [a, b] = fj::join(
+            [&] {
+              for (int i = 0; i < 5; ++i) tg.run([&] { children.fetch_add(1); });
+              return 7;
+            },
+            [&] {
+              right.fetch_add(1);
+              return std::string("g");
+            });
+        tg.wait();
+        return std::to_string(a) + b;
+      });
+      ASSERT_EQ(r, "7g");
+      ASSERT_EQ(children.load(), 5);
+      ASSERT_EQ(right.load(), 1);
+    }
+  }
+}
+
+// The same when f throws: g still runs once, the children too, f's exception comes back.
+TEST(Join, LeftThrowsAfterLeavingGroupChildren) {
+  for (std::size_t threads : {1, 2, 4}) {
+    fj::pool p(threads);
+    for (int rep = 0; rep < 300; ++rep) {
+      std::atomic<int> children{0}, right{0};
+      try {
+        p.run([&] {
+          fj::task_group tg;
+          try {
+            fj::join(
+                [&] {
+                  for (int i = 0; i < 3; ++i) tg.run([&] { children.fetch_add(1); });
+                  throw 1;
+                },
+                [&] {
+                  right.fetch_add(1);
+                  throw 2;
+                });
+          } catch (...) {
+            tg.wait();
+            throw;
+          }
+        });
+        FAIL() << "no exception";
+      } catch (int v) {
+        ASSERT_EQ(v, 1);
+      }
+      ASSERT_EQ(children.load(), 3);
+      ASSERT_EQ(right.load(), 1);
+    }
+  }
+}
+
+// A wait inside f (for a group made before the join) pops g, the newest job and never
+// published, and runs it as a job ([P-JOIN Share]); the join then finds its latch set. One
+// worker: nobody else can take anything, so the wait must pop g.
+TEST(Join, WaitInsideLeftRunsRightAsAJob) {
+  fj::pool p(1);
+  for (const bool right_throws : {false, true}) {
+    p.run([&] {
+      for (int rep = 0; rep < 100; ++rep) {
+        fj::task_group tg;
+        std::atomic<int> child{0}, right{0};
+        tg.run([&] { child.fetch_add(1); });
+        try {
+          auto [a, b] = fj::join(
+              [&] {
+                tg.wait();
+                return child.load();
+              },
+              [&] {
+                right.fetch_add(1);
+                if (right_throws) throw std::runtime_error("g");
+                return std::string(40, 'x');  // not trivial: stored in the frame, moved out
+              });
+          EXPECT_FALSE(right_throws);
+          EXPECT_EQ(a, 1);
+          EXPECT_EQ(b, std::string(40, 'x'));
+        } catch (const std::runtime_error& e) {
+          EXPECT_TRUE(right_throws);
+          EXPECT_STREQ(e.what(), "g");
+        }
+        EXPECT_EQ(right.load(), 1);
+      }
+    });
+  }
+}
+
+// A callable passed as an lvalue is called itself, never a copy: its state changes stay
+// visible to the caller.
+TEST(Join, LvalueCallablesAreNotCopied) {
+  struct counter {
+    int calls = 0;
+    int operator()() { return ++calls; }
+  };
+  for (std::size_t threads : {1, 2}) {
+    fj::pool p(threads);
+    counter f, g;
+    for (int rep = 0; rep < 100; ++rep) p.run([&] { fj::join(f, g); });
+    EXPECT_EQ(f.calls, 100);
+    EXPECT_EQ(g.calls, 100);
+  }
+}
+
 TEST(ParallelInvoke, RunsEveryCallableOnce) {
   fj::pool p(4);
   std::vector<std::atomic<int>> hits(5);

@@ -155,6 +155,21 @@ TEST(ParallelFor, MixedBoundTypes) {
   EXPECT_THROW(fj::parallel_for(-1, v.size(), [](std::size_t) {}), std::invalid_argument);
 }
 
+// A bound the loop's common type cannot hold is named as the caller wrote it: -1, not
+// 18446744073709551615.
+TEST(ParallelFor, BadBoundIsNamedInItsOwnType) {
+  std::vector<int> v(10);
+  std::string m = fj::test::invalid_argument_message([&] { fj::parallel_for(-1, v.size(), [](std::size_t) {}); });
+  EXPECT_NE(m.find("first = -1:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([&] { fj::parallel_for(v.size(), -7, [](std::size_t) {}); });
+  EXPECT_NE(m.find("last = -7:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([&] {
+    (void)fj::parallel_reduce(
+        -3, 10u, 0L, [](unsigned) { return 1L; }, std::plus<>());
+  });
+  EXPECT_NE(m.find("first = -3:"), std::string::npos) << m;
+}
+
 TEST(ParallelFor, StaticMatchesOpenMPBlocks) {
   for (std::size_t T : {1u, 2u, 3u, 4u, 7u}) {
     fj::pool p(T);
@@ -246,15 +261,39 @@ TEST(ParallelFor, ChunkLargerThanRangeIsOneChunk) {
   }
 }
 
-// schedule(dynamic) without a chunk hands out chunks of 1 iteration, as OpenMP does; a
-// chunk of 0 means the same.
+// schedule(dynamic) without a chunk hands out chunks of 1 iteration, as OpenMP does.
 TEST(Schedule, DynamicDefaultChunkIsOne) {
   EXPECT_EQ(fj::schedule::dynamic().chunk(), 1u);
-  EXPECT_EQ(fj::schedule::dynamic(0), fj::schedule::dynamic(1));
   fj::pool p(3);
   const auto chunks = chunks_of(p, 1000, fj::schedule::dynamic());
   ASSERT_EQ(chunks.size(), 1000u);
   for (long k = 0; k < 1000; ++k) EXPECT_EQ(chunks[static_cast<std::size_t>(k)], std::make_pair(k, k + 1));
+}
+
+// A negative size, or a negative number converted to size_t, is an error naming it, as is
+// a chunk of 0 for dynamic and guided (OpenMP requires a positive chunk) and 0 tasks; 0
+// for auto_'s grain and static_'s chunk means "choose". Sizes of any integer type work.
+TEST(Schedule, NegativeOrZeroSizesAreErrorsNamingTheValue) {
+  auto message = [](auto make) { return fj::test::invalid_argument_message([&] { (void)make(); }); };
+  const std::pair<std::string, std::string> cases[] = {
+      {message([] { return fj::schedule::dynamic(-5); }), "schedule::dynamic: chunk = -5:"},
+      {message([] { return fj::schedule::dynamic(0); }), "schedule::dynamic: chunk = 0: must be at least 1"},
+      {message([] { return fj::schedule::static_(-1); }), "schedule::static_: chunk = -1:"},
+      {message([] { return fj::schedule::guided(-1); }), "schedule::guided: min_chunk = -1:"},
+      {message([] { return fj::schedule::guided(0); }), "schedule::guided: min_chunk = 0:"},
+      {message([] { return fj::schedule::auto_(-2); }), "schedule::auto_: grain = -2:"},
+      {message([] { return fj::schedule::num_tasks(-1); }), "schedule::num_tasks: n = -1:"},
+      {message([] { return fj::schedule::num_tasks(0); }), "schedule::num_tasks: n = 0:"},
+      {message([] { return fj::schedule::auto_().num_threads(-3); }), "schedule::num_threads: n = -3:"},
+      {message([] { return fj::schedule::dynamic(std::size_t{0} - 5); }),
+       "chunk = 18446744073709551611 (-5 converted to an unsigned type)"},
+  };
+  for (const auto& [got, expected] : cases) EXPECT_NE(got.find(expected), std::string::npos) << got;
+  EXPECT_EQ(fj::schedule::dynamic(64), fj::schedule::dynamic(std::size_t{64}));
+  EXPECT_EQ(fj::schedule::static_(0).chunk(), 0u);
+  EXPECT_EQ(fj::schedule::auto_(0).chunk(), 0u);
+  EXPECT_EQ(fj::schedule::guided(short{3}).chunk(), 3u);
+  EXPECT_EQ(fj::schedule::num_tasks(7u).chunk(), 7u);
 }
 
 // schedule(guided, c): whatever the interleaving, a chunk that starts at b has libgomp's
@@ -456,6 +495,49 @@ TEST(ParallelReduce, CombineExceptionRethrown) {
                std::overflow_error);
 }
 
+// OpenMP's reduction(+ : sum) with sum = 100 adds the loop's sum to 100 once; passing 100 as
+// the identity would add it once per chunk (the answer would depend on the schedule), so it
+// is an error naming the value. The start value is combined with the result instead.
+TEST(ParallelReduce, StartValueAsIdentityIsAnError) {
+  auto ident = [](long i) { return i; };
+  std::string m = fj::test::invalid_argument_message(
+      [&] { (void)fj::parallel_reduce(0L, 1000L, 100L, ident, std::plus<>(), fj::schedule::dynamic(10)); });
+  EXPECT_NE(m.find("parallel_reduce: identity = 100:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([&] {
+    (void)fj::parallel_reduce(
+        0, 10, 2.5, [](int) { return 1.0; }, std::plus<double>());
+  });
+  EXPECT_NE(m.find("identity = 2.5:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([&] {
+    (void)fj::parallel_reduce(
+        0, 10, 2L, [](int) { return 1L; }, std::multiplies<>());
+  });
+  EXPECT_NE(m.find("identity = 2:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message(
+      [&] { (void)fj::parallel_deterministic_reduce(0L, 1000L, 7L, ident, std::plus<>()); });
+  EXPECT_NE(m.find("parallel_deterministic_reduce: identity = 7:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([&] {
+    (void)fj::parallel_reduce(
+        0, 10, 3u, [](int) { return 1u; }, std::bit_xor<>());
+  });
+  EXPECT_NE(m.find("identity = 3:"), std::string::npos) << m;
+  // The right forms, and identities that are fine: 1 for *, any start value for an
+  // idempotent combine (max), 0 of any arithmetic type.
+  fj::pool p(3);
+  const long total =
+      p.run([&] { return 100 + fj::parallel_reduce(0L, 1000L, 0L, ident, std::plus<>(), fj::schedule::dynamic(10)); });
+  EXPECT_EQ(total, 100 + 499500);
+  EXPECT_EQ(fj::parallel_reduce(
+                1, 6, 1L, [](int i) { return static_cast<long>(i); }, std::multiplies<>()),
+            120);
+  EXPECT_EQ(fj::parallel_reduce(
+                0, 50, 100, [](int i) { return i; }, [](int a, int b) { return std::max(a, b); }),
+            100);
+  EXPECT_EQ(fj::parallel_reduce(
+                0, 4, -0.0, [](int) { return 0.5; }, std::plus<>()),
+            2.0);
+}
+
 TEST(ParallelDeterministicReduce, BitwiseIdenticalAcrossThreadCounts) {
   std::vector<double> x(100003);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 / static_cast<double>(i + 1) * ((i % 3) ? 1e8 : 1e-8);
@@ -478,6 +560,41 @@ TEST(Schedule, ParsesOpenMPSyntax) {
   EXPECT_EQ(fj::schedule::parse("auto"), fj::schedule::auto_());
   for (const char* bad : {"", "fast", "dynamic,", "dynamic,0", "dynamic,-3", "dynamic,4x", "weird:static", "static,,2"})
     EXPECT_THROW(fj::schedule::parse(bad), std::invalid_argument) << bad;
+}
+
+// Blanks and tabs around each part, any case, the kinds without a chunk (dynamic and guided
+// then take 1), and the errors named in the message.
+TEST(Schedule, ParsesEveryFormOfTheSyntax) {
+  EXPECT_EQ(fj::schedule::parse("\tdynamic\t"), fj::schedule::dynamic(1));
+  EXPECT_EQ(fj::schedule::parse("monotonic: Guided"), fj::schedule::guided(1));
+  EXPECT_EQ(fj::schedule::parse("NONMONOTONIC:dynamic,3"), fj::schedule::dynamic(3));
+  EXPECT_EQ(fj::schedule::parse("static, 16"), fj::schedule::static_(16));
+  EXPECT_EQ(fj::schedule::parse("auto,4"), fj::schedule::auto_(4));
+  const std::pair<const char*, const char*> bad[] = {{"monotonicx:static", "the modifier must be"},
+                                                     {"static:dynamic", "the modifier must be"},
+                                                     {"guided,x", "the chunk must be a positive integer"},
+                                                     {"sometimes,2", "the kind must be"}};
+  for (const auto& [text, why] : bad) {
+    try {
+      fj::schedule::parse(text);
+      ADD_FAILURE() << text << " parsed";
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::string("'") + text + "'"), std::string::npos) << what;
+      EXPECT_NE(what.find(why), std::string::npos) << what;
+    }
+  }
+}
+
+// An empty variable counts as unset.
+TEST(Schedule, EmptyVariablesAreUnset) {
+  ::setenv("FORKJOIN_SCHEDULE", "", 1);
+  ::setenv("OMP_SCHEDULE", "static,7", 1);
+  EXPECT_EQ(fj::schedule::runtime(), fj::schedule::static_(7));
+  ::setenv("OMP_SCHEDULE", "", 1);
+  EXPECT_EQ(fj::schedule::runtime(), fj::schedule::auto_());
+  ::unsetenv("FORKJOIN_SCHEDULE");
+  ::unsetenv("OMP_SCHEDULE");
 }
 
 TEST(Schedule, RuntimeReadsEnvironment) {

@@ -21,6 +21,23 @@ namespace fj = forkjoin;
 
 TEST(Pool, ZeroThreadsIsInvalid) { EXPECT_THROW(fj::pool p(0), std::invalid_argument); }
 
+// A negative count is named as written (the size_t constructor would have made it 1024
+// threads); a negative number already converted to size_t is recognised as one.
+TEST(Pool, NegativeThreadCountIsNamed) {
+  std::string m = fj::test::invalid_argument_message([] { fj::pool p(-1); });
+  EXPECT_NE(m.find("num_threads = -1:"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([] { fj::pool p(std::size_t{0} - 1); });
+  EXPECT_NE(m.find("(-1 converted to an unsigned type)"), std::string::npos) << m;
+  m = fj::test::invalid_argument_message([] {
+    fj::pool_options o;
+    o.num_threads = static_cast<std::size_t>(-4);
+    fj::pool p(o);
+  });
+  EXPECT_NE(m.find("pool_options: num_threads = 18446744073709551612 (-4 converted"), std::string::npos) << m;
+  fj::pool two(2L);
+  EXPECT_EQ(two.num_threads(), 2u);
+}
+
 TEST(Pool, SizesOneToSixteenRunWork) {
   for (std::size_t n = 1; n <= 16; ++n) {
     fj::pool p(n);

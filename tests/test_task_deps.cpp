@@ -124,7 +124,7 @@ void spawn(Group& group, std::size_t i, const task_spec& t, std::array<std::uint
 TEST(TaskDeps, RandomGraphsMatchTheSerialModel) {
   std::mt19937 rng(11);
   const int rounds = static_cast<int>(scaled(12, 4));
-  for (unsigned threads : {1u, 2u, 3u, 4u, 8u}) {
+  for (unsigned threads : {1u, 2u, 3u, 4u, 8u, 16u}) {
     forkjoin::pool p(threads);
     for (int round = 0; round < rounds; ++round) {
       const std::size_t n = 50 + rng() % 250;
@@ -273,6 +273,196 @@ TEST(TaskDeps, MemoryStaysBoundedByTheLiveWindow) {
   g.wait();
   EXPECT_EQ(done.load(), n);
   EXPECT_LT(late, warm + (std::size_t{2} << 20)) << "heap grew by " << (late - warm) << " bytes";
+}
+
+// A wavefront (block (i, j) after (i-1, j) and (i, j-1)) on oversubscribed pools, every
+// child created by one thread: each block runs once, after both neighbours ended.
+TEST(TaskDeps, WavefrontOnOversubscribedPools) {
+  const int nb = static_cast<int>(scaled(24, 12));
+  const int rounds = static_cast<int>(scaled(6, 2));
+  for (unsigned threads : {4u, 8u, 16u}) {
+    forkjoin::pool p(threads);
+    for (int round = 0; round < rounds; ++round) {
+      const auto cells = static_cast<std::size_t>(nb * nb);
+      std::vector<char> token(static_cast<std::size_t>((nb + 1) * (nb + 1)));
+      auto tok = [&token, nb](int i, int j) -> char& {
+        return token[static_cast<std::size_t>((i + 1) * (nb + 1) + j + 1)];
+      };
+      std::vector<std::atomic<int>> hits(cells);
+      std::vector<std::int64_t> start(cells, -1), end(cells, -1);
+      std::atomic<std::int64_t> clock{0};
+      p.run([&] {
+        forkjoin::task_group g;
+        for (int i = 0; i < nb; ++i)
+          for (int j = 0; j < nb; ++j)
+            g.run(forkjoin::in(tok(i - 1, j)), forkjoin::in(tok(i, j - 1)), forkjoin::out(tok(i, j)), [&, i, j] {
+              const auto k = static_cast<std::size_t>(i * nb + j);
+              hits[k].fetch_add(1, std::memory_order_relaxed);
+              start[k] = clock.fetch_add(1);
+              for (int spin = 0; spin < (i * 7 + j * 13) % 300; ++spin) asm volatile("" ::: "memory");
+              end[k] = clock.fetch_add(1);
+            });
+        g.wait();
+      });
+      for (int i = 0; i < nb; ++i) {
+        for (int j = 0; j < nb; ++j) {
+          const auto k = static_cast<std::size_t>(i * nb + j);
+          ASSERT_EQ(hits[k].load(), 1) << "block " << i << "," << j << " threads=" << threads;
+          if (i > 0) {
+            ASSERT_LT(end[k - static_cast<std::size_t>(nb)], start[k]) << i << "," << j;
+          }
+          if (j > 0) {
+            ASSERT_LT(end[k - 1], start[k]) << i << "," << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Reader groups: a writer, many readers, a writer, many readers, ... on one address. Every
+// reader runs after the writer before it and before the writer after it; readers of one
+// group may overlap.
+TEST(TaskDeps, ReaderGroupsBetweenWriters) {
+  constexpr int k_groups = 40;
+  const int readers = static_cast<int>(scaled(60, 20));
+  for (unsigned threads : {2u, 4u, 16u}) {
+    forkjoin::pool p(threads);
+    std::int64_t x = 0;
+    std::vector<std::int64_t> seen(static_cast<std::size_t>(k_groups * readers), -1);
+    std::vector<std::atomic<int>> hits(static_cast<std::size_t>(k_groups * (readers + 1)));
+    std::atomic<int> active_readers{0};
+    std::atomic<int> overlap{0};  // a writer that saw a reader running
+    p.run([&] {
+      forkjoin::task_group g;
+      for (int w = 0; w < k_groups; ++w) {
+        const auto wk = static_cast<std::size_t>(w * (readers + 1));
+        g.run(forkjoin::inout(x), [&, w, wk] {
+          hits[wk].fetch_add(1, std::memory_order_relaxed);
+          if (active_readers.load() != 0) overlap.fetch_add(1);
+          x = x * 2 + w;  // a data race (TSan) unless ordered with the readers
+        });
+        for (int r = 0; r < readers; ++r)
+          g.run(forkjoin::in(x), [&, w, r, wk] {
+            hits[wk + 1 + static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);
+            active_readers.fetch_add(1);
+            seen[static_cast<std::size_t>(w * readers + r)] = x;
+            for (int spin = 0; spin < (r * 37) % 500; ++spin) asm volatile("" ::: "memory");
+            active_readers.fetch_sub(1);
+          });
+      }
+      g.wait();
+    });
+    std::int64_t expect = 0;
+    for (int w = 0; w < k_groups; ++w) {
+      expect = expect * 2 + w;
+      for (int r = 0; r < readers; ++r)
+        ASSERT_EQ(seen[static_cast<std::size_t>(w * readers + r)], expect) << w << "/" << r;
+    }
+    for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+    EXPECT_EQ(overlap.load(), 0);
+    EXPECT_EQ(x, expect);
+  }
+}
+
+// Readers with no writer before them, then a writer: the writer waits for all of them.
+TEST(TaskDeps, WriterAfterLeadingReaders) {
+  forkjoin::pool p(4);
+  for (int round = 0; round < static_cast<int>(scaled(200, 50)); ++round) {
+    int x = 7;
+    std::atomic<int> reads{0};
+    int after = -1;
+    p.run([&] {
+      forkjoin::task_group g;
+      for (int r = 0; r < 8; ++r)
+        g.run(forkjoin::in(x), [&] {
+          if (x == 7) reads.fetch_add(1);
+        });
+      g.run(forkjoin::out(x), [&] {
+        after = reads.load();
+        x = 8;
+      });
+      g.wait();
+    });
+    ASSERT_EQ(after, 8) << "round " << round;
+  }
+}
+
+// A reader that throws: the writer closing its group is skipped, wait() rethrows, and the
+// group's later children (after the rethrow) run normally.
+TEST(TaskDeps, ThrowingReaderSkipsTheWriterAfterIt) {
+  forkjoin::pool p(3);
+  int x = 0;
+  std::atomic<int> writer_ran{0}, readers_ran{0};
+  p.run([&] {
+    forkjoin::task_group g;
+    g.run(forkjoin::in(x), [&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      throw std::runtime_error("reader");
+    });
+    for (int r = 0; r < 4; ++r) g.run(forkjoin::in(x), [&] { readers_ran.fetch_add(1); });
+    g.run(forkjoin::out(x), [&] { writer_ran.fetch_add(1); });
+    g.run(forkjoin::in(x), [&] { writer_ran.fetch_add(100); });  // after the skipped writer: skipped
+    EXPECT_THROW(g.wait(), std::runtime_error);
+    EXPECT_EQ(writer_ran.load(), 0);
+    g.run(forkjoin::inout(x), [&] { x = 5; });
+    g.wait();
+  });
+  EXPECT_EQ(x, 5);
+  EXPECT_LE(readers_ran.load(), 4);
+}
+
+// 10^6 children in one chain, each inout on one address, then 3 * 10^5 each reading its
+// predecessor's address and writing its own, spawned no faster than the pool runs them:
+// the heap stays flat (finished children freed, finished addresses swept from the map),
+// every child runs once and in creation order.
+TEST(TaskDeps, MillionChildChainsKeepMemoryFlat) {
+  if (forkjoin::test::under_sanitizer()) GTEST_SKIP() << "mallinfo2 does not see a sanitizer's allocator";
+  constexpr int k_window = 5000;
+  forkjoin::pool p(4);
+  for (bool distinct : {false, true}) {
+    const int n = distinct ? 300'000 : 1'000'000;
+    std::vector<char> keys(distinct ? static_cast<std::size_t>(n) : 1);
+    std::vector<std::uint8_t> hits(static_cast<std::size_t>(n), 0);
+    std::int64_t next = 0;  // the next index the chain expects
+    std::atomic<int> done{0};
+    std::int64_t out_of_order = 0;
+    std::size_t warm = 0, late = 0;
+    p.run([&] {  // the spawner is one of the 4 workers; the other 3 run the chain
+      forkjoin::task_group g;
+      for (int i = 0; i < n; ++i) {
+        auto body = [&, i] {
+          ++hits[static_cast<std::size_t>(i)];
+          if (next != i) ++out_of_order;
+          next = i + 1;
+          done.fetch_add(1, std::memory_order_release);
+        };
+        if (!distinct)
+          g.run(forkjoin::inout(keys[0]), body);
+        else if (i == 0)
+          g.run(forkjoin::out(keys[0]), body);
+        else
+          g.run(forkjoin::in(keys[static_cast<std::size_t>(i - 1)]), forkjoin::out(keys[static_cast<std::size_t>(i)]),
+                body);
+        if (i % 1000 == 999) {
+          // measured with the chain drained: the live window is empty at both points
+          const bool measure = i + 1 == 100'000 || i + 1 == n;
+          while (done.load(std::memory_order_acquire) < (measure ? i + 1 : i - k_window)) std::this_thread::yield();
+          if (i + 1 == 100'000) warm = mallinfo2().uordblks;
+          if (i + 1 == n) late = mallinfo2().uordblks;
+        }
+      }
+      g.wait();
+    });
+    EXPECT_EQ(done.load(), n);
+    EXPECT_EQ(out_of_order, 0);
+    EXPECT_EQ(next, n);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<std::size_t>(i)], 1) << "child " << i;
+    // The map's table is sized by the largest window its sweeps saw (under 1 MiB here);
+    // keeping finished children or addresses would grow the heap by tens of MiB.
+    EXPECT_LT(late, warm + (std::size_t{4} << 20))
+        << "heap grew by " << (late - warm) << " bytes, distinct=" << distinct;
+  }
 }
 
 TEST(TaskDeps, NestedGroupsWithDependencies) {

@@ -141,11 +141,51 @@ TEST(TaskGroup, DestructorWaitsWithoutWaitCall) {
   EXPECT_EQ(executed.load(), 1000);
 }
 
-TEST(TaskGroup, DestructorSwallowsChildException) {
-  EXPECT_NO_THROW({
-    fj::task_group g;
-    g.run([] { throw std::runtime_error("ignored"); });
-  });
+// A child's exception that no wait() collected is never dropped in silence: the destructor
+// waits, prints it and terminates (oneTBB reports a missing wait too). Also when every
+// child had finished before the group went out of scope.
+TEST(TaskGroup, DestroyedWithUncollectedExceptionTerminates) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child re-executes: no inherited threads
+  EXPECT_DEATH(
+      {
+        fj::pool p(2);
+        p.run([] {
+          fj::task_group g;
+          g.run([] { throw std::runtime_error("lost child"); });
+        });
+      },
+      "destroyed without wait\\(\\) after a child threw \\(lost child\\)");
+  EXPECT_DEATH(
+      {
+        fj::task_group g;
+        g.run([] { throw 42; });
+        while (!g.is_canceling()) std::this_thread::yield();  // the child threw: nothing runs any more
+      },
+      "without wait\\(\\) after a child threw \\(an exception not derived from std::exception\\)");
+}
+
+// Collected by wait(), the exception is the caller's and the destructor has nothing to say;
+// while another exception unwinds the scope, that one propagates and the child's is dropped.
+TEST(TaskGroup, DestructorAfterWaitOrDuringUnwindingIsQuiet) {
+  EXPECT_THROW(
+      {
+        fj::task_group g;
+        g.run([] { throw std::runtime_error("child"); });
+        g.wait();
+      },
+      std::runtime_error);
+  std::atomic<bool> thrown{false};
+  EXPECT_THROW(
+      {
+        fj::task_group g;
+        g.run([&] {
+          thrown = true;
+          throw std::runtime_error("child");
+        });
+        while (!thrown) std::this_thread::yield();
+        throw std::logic_error("outer");
+      },
+      std::logic_error);
 }
 
 TEST(TaskGroup, WaitFromOwnChildIsAnError) {

@@ -3,6 +3,7 @@
 // parses the JSON file the pool wrote with a strict parser, and checks what the file says
 // against the program and against pool::statistics().
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -152,6 +153,18 @@ std::uint64_t pfib(int n) {
   auto [a, b] = forkjoin::join([n] { return pfib(n - 1); }, [n] { return pfib(n - 2); });
   return a + b;
 }
+
+// Re-executed by EnvironmentTracesEveryPoolUnderItsOwnName with FORKJOIN_TRACE set: two
+// pools one after the other, then leave before gtest starts (through exit(), which writes
+// the counters of a coverage build).
+const bool g_env_trace_probe = [] {
+  if (std::getenv("FORKJOIN_TEST_TRACE_PROBE") == nullptr) return false;
+  for (int i = 0; i < 2; ++i) {
+    forkjoin::pool p(2);
+    if (p.run([] { return pfib(12); }) != 144) std::exit(3);
+  }
+  std::exit(0);
+}();
 
 // One worker: nothing is stolen, so the track is exactly the program's call tree:
 // run { join.f { join.f{C} join.g{D} } join.g{B} }.
@@ -543,6 +556,51 @@ TEST(Trace, YieldServesOutsideWork) {
   EXPECT_EQ(jobs, 1);
   EXPECT_GE(count(t, "yield"), 1u);
   std::remove(path.c_str());
+}
+
+// FORKJOIN_TRACE names the file of the first pool traced through it; later pools get "-1",
+// "-2" before the file's extension (a dot in a directory's name is none).
+// FORKJOIN_TRACE_CLOCK=steady stamps with steady_clock. Both are read once per process:
+// this binary is run again, as a child, for each path.
+TEST(Trace, EnvironmentTracesEveryPoolUnderItsOwnName) {
+  char self[4096];
+  const ssize_t len = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  ASSERT_GT(len, 0);
+  self[len] = '\0';
+  const std::string dir = std::string(::testing::TempDir()) + "forkjoin-env-" + std::to_string(getpid()) + ".d";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  const std::pair<std::string, std::string> cases[] = {{dir + "/t.json", dir + "/t-1.json"},
+                                                       {dir + "/trace", dir + "/trace-1"}};
+  for (const auto& [first, second] : cases) {
+    const std::string cmd = "FORKJOIN_TEST_TRACE_PROBE=1 FORKJOIN_TRACE_CLOCK=steady FORKJOIN_TRACE='" + first +
+                            "' FORKJOIN_TRACE_EVENTS=4096 '" + self + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    for (const std::string& path : {first, second}) {
+      trace_file t = load(path);
+      EXPECT_EQ(t.root.at("otherData").at("workers").num, 2.0) << path;
+      EXPECT_EQ(t.root.at("otherData").at("events_per_worker").num, 4096.0) << path;
+      EXPECT_EQ(t.root.at("otherData").at("clock").str.rfind("steady_clock", 0), 0u) << path;
+      EXPECT_EQ(count(t, "run"), 1u) << path;
+      std::remove(path.c_str());
+    }
+  }
+  ::rmdir(dir.c_str());
+}
+
+// A trace that cannot be written (no such directory) is reported on stderr, never thrown.
+TEST(Trace, UnwritablePathIsReported) {
+  const std::string path =
+      std::string(::testing::TempDir()) + "forkjoin-no-such-dir-" + std::to_string(getpid()) + "/t.json";
+  ::testing::internal::CaptureStderr();
+  {
+    forkjoin::pool_options o;
+    o.num_threads = 1;
+    o.trace_path = path;
+    forkjoin::pool p(o);
+    EXPECT_EQ(p.run([] { return pfib(8); }), 21u);
+  }
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("forkjoin: cannot write the trace " + path), std::string::npos) << err;
 }
 
 }  // namespace

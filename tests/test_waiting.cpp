@@ -3,6 +3,7 @@
 // engine's budget, and pool_options::flush_denormals. DESIGN.md [P-ISO], [P-BLOCK], [P-FAIR].
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -294,6 +295,85 @@ TEST(Blocking, OutsidePoolRunsInlineAndNests) {
   });
   EXPECT_EQ(r, 3);
   EXPECT_THROW(p.run([] { fj::blocking([] { throw std::runtime_error("x"); }); }), std::runtime_error);
+}
+
+namespace {
+// Waits (20 s at most) for the process to have `n` threads again; false on the deadline.
+bool threads_back_to(int n) {
+  const auto end = clock_type::now() + 20s;
+  while (count_threads() > n) {
+    if (clock_type::now() > end) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+}  // namespace
+
+// A spare thread with nothing left to do retires after its idle period even while the worker
+// it stands in for still blocks, and it runs on a stack of the pool's stack size. A pool of
+// one: while its only thread blocks, only a spare can run the queued child.
+TEST(Blocking, IdleSpareRetiresWhileItsWorkerStillBlocks) {
+  fj::pool_options o;
+  o.num_threads = 1;
+  o.stack_size = std::size_t{2} << 20;
+  fj::pool p(o);
+  std::thread([] {}).join();  // ThreadSanitizer starts a thread of its own at the first creation
+  const int baseline = count_threads();
+  std::atomic<int> ran{0}, where{-2};
+  std::atomic<std::size_t> stack{0};
+  std::atomic<bool> child_done{false};
+  bool retired = false;
+  p.run([&] {
+    fj::task_group g;
+    g.run([&] {
+      where.store(fj::this_worker_index());
+      pthread_attr_t attr;
+      std::size_t size = 0;
+      if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        pthread_attr_getstacksize(&attr, &size);
+        pthread_attr_destroy(&attr);
+      }
+      stack.store(size);
+      ran.fetch_add(1);
+      child_done.store(true);
+    });
+    fj::blocking([&] {
+      if (spin_until(child_done, 20s, [] { std::this_thread::sleep_for(1ms); })) retired = threads_back_to(baseline);
+    });
+    g.wait();
+  });
+  EXPECT_EQ(ran.load(), 1);
+  EXPECT_GE(where.load(), 1) << "the child did not run on a spare";
+  EXPECT_TRUE(retired) << "the idle spare did not retire while its worker blocked";
+  EXPECT_GE(stack.load(), o.stack_size);
+  if (!fj::test::under_sanitizer()) {  // the sanitizers give every thread 8 MiB at least
+    EXPECT_LT(stack.load(), 2 * o.stack_size);
+  }
+}
+
+// A pool destroyed right after a blocking call: its destructor waits for the spare thread,
+// which may still be idling, to leave.
+TEST(Blocking, DestructorWaitsForIdleSpares) {
+  std::thread([] {}).join();  // ThreadSanitizer starts a thread of its own at the first creation
+  const int before = count_threads();
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> ran{0};
+    std::atomic<bool> child_done{false};
+    {
+      fj::pool p(1);
+      p.run([&] {
+        fj::task_group g;
+        g.run([&] {
+          ran.fetch_add(1);
+          child_done.store(true);
+        });
+        fj::blocking([&] { spin_until(child_done, 20s, [] { std::this_thread::sleep_for(1ms); }); });
+        g.wait();
+      });
+    }
+    EXPECT_EQ(ran.load(), 1);
+  }
+  EXPECT_TRUE(threads_back_to(before));
 }
 
 // Both workers are busy for good; a job submitted from outside runs only because they call

@@ -2,7 +2,14 @@
 // serial code on the standard workloads, every answer checked (a wrong answer fails the
 // benchmark through SkipWithError and the run exits non-zero).
 //
-//   bench_compare [--quick] [--threads=1,2,...] [Google Benchmark flags]
+//   bench_compare [--quick | --smoke] [--threads=1,2,...] [--progress=SECONDS] [Google Benchmark flags]
+//
+// --quick: a look in about a minute: the full sizes, every thread count's row only at all
+// cores (unless --threads says otherwise), one iteration of each timed workload, one
+// repetition unless asked; indicative figures, not ones to quote. --smoke: tiny sizes and
+// short timings, every answer still checked (a unit test). Progress (run k of N, time so
+// far, an estimate of the rest) goes to stderr every --progress seconds (default 10; 0: after
+// every run), the tables to stdout and to --benchmark_out.
 //
 // Fairness: same inputs, flags and thread count for all; each benchmark starts after a
 // settle pause so that threads another runtime left spinning have gone to sleep; the
@@ -17,11 +24,13 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "progress.hpp"
 #include "uts.hpp"
 #include "workloads.hpp"
 
@@ -30,9 +39,11 @@ namespace fb = forkjoin::bench;
 namespace {
 
 bool g_failed = false;
-bool g_quick = false;  // --quick: tiny sizes and short timings; every answer is still checked
+bool g_quick = false;  // --smoke: tiny sizes and short timings; every answer is still checked
+bool g_look = false;   // --quick: full sizes, one iteration per timed run, all cores only
 fb::sizes g_size = fb::k_full;
 fb::sort_wave_sizes g_sw = fb::k_sort_wave_full;
+std::optional<fb::progress> g_progress;  // made just before the benchmarks run
 
 struct inputs {
   std::vector<double> reduce;
@@ -117,7 +128,7 @@ void build_inputs() {
   g_in.wave_expected = fb::wavefront_expected(g_sw.wave_blocks, g_sw.wave_block);
 }
 
-void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(g_quick ? 5 : 50)); }
+void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(g_quick ? 5 : g_look ? 20 : 50)); }
 
 void fail(benchmark::State& state, const std::string& what) {
   g_failed = true;
@@ -396,14 +407,26 @@ int main(int argc, char** argv) {
   std::sort(threads.begin(), threads.end());
   threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
   std::vector<char*> rest{argv[0]};
+  bool threads_given = false;
+  int repetitions = 1;  // read here too, for the progress report; Google Benchmark reads it as well
+  double progress_every = 10;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick"))
+    if (!std::strcmp(argv[i], "--smoke")) {
       g_quick = true;
-    else if (!std::strncmp(argv[i], "--threads=", 10))
+    } else if (!std::strcmp(argv[i], "--quick")) {
+      g_look = true;
+      if (!threads_given) threads = {threads.back()};
+    } else if (!std::strncmp(argv[i], "--threads=", 10)) {
       threads = parse_threads(argv[i] + 10);
-    else
+      threads_given = true;
+    } else if (!std::strncmp(argv[i], "--progress=", 11)) {
+      progress_every = std::atof(argv[i] + 11);
+    } else {
+      if (!std::strncmp(argv[i], "--benchmark_repetitions=", 24)) repetitions = std::atoi(argv[i] + 24);
       rest.push_back(argv[i]);
+    }
   }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each table line as it comes, also through a pipe (ctest)
   if (g_quick) {
     g_size = fb::k_quick;
     g_algo = fb::k_algorithm_quick;
@@ -424,11 +447,13 @@ int main(int argc, char** argv) {
     }
   benchmark::AddCustomContext("cpu_model", cpu);
   benchmark::AddCustomContext("compiler", "g++ " __VERSION__);
-  benchmark::AddCustomContext("mode", g_quick ? "quick" : "full");
+  benchmark::AddCustomContext("mode", g_quick ? "smoke" : g_look ? "quick" : "full");
   benchmark::AddCustomContext("fib_n", std::to_string(g_size.fib_n));
 
   const fb::implementation* impls[] = {&fb::forkjoin_impl(), &fb::tbb_impl(), &fb::openmp_impl(), &fb::stdpar_impl(),
                                        &fb::serial_impl()};
+  const double min_time = g_quick ? 0.01 : g_look ? 0.05 : 0.2;
+  std::size_t registered = 0;
   for (const workload& w : workloads()) {
     if (!w.available) continue;
     for (int t : threads)
@@ -439,25 +464,34 @@ int main(int argc, char** argv) {
           continue;
         const std::string name =
             std::string(w.name) + "/" + impl->name + "/threads:" + std::to_string(impl->name == "serial" ? 1 : t);
-        auto* b = benchmark::RegisterBenchmark(name.c_str(), [w, impl, t](benchmark::State& st) {
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), [w, impl, t, name](benchmark::State& st) {
           impl->begin(t);
           settle();
           w.run(st, *impl);
           impl->end();
           st.counters["threads"] = impl->name == "serial" ? 1 : t;
+          g_progress->call_done(name, static_cast<long long>(st.max_iterations));
         });
+        ++registered;
         b->Unit(benchmark::kMillisecond);
         if (w.manual_time)
           b->UseManualTime();
         else
           b->UseRealTime();
         if (w.iterations > 0)
-          b->Iterations(w.iterations);
+          b->Iterations(g_look && !w.manual_time ? 1 : w.iterations);
         else
-          b->MinTime(g_quick ? 0.01 : 0.2);
+          b->MinTime(min_time);
       }
   }
+  if (benchmark::GetBenchmarkFilter() != "" && benchmark::GetBenchmarkFilter() != "." &&
+      benchmark::GetBenchmarkFilter() != "all")
+    registered = 0;  // a filter runs a subset the count above does not know: no estimate
+  g_progress.emplace(registered, repetitions,
+                     std::chrono::duration_cast<fb::progress::clock::duration>(
+                         std::chrono::duration<double>(progress_every < 0 ? 0 : progress_every)));
   benchmark::RunSpecifiedBenchmarks();
+  g_progress->finish();
   benchmark::Shutdown();
   if (g_failed) std::fprintf(stderr, "bench_compare: some answers were wrong\n");
   return g_failed ? 1 : 0;

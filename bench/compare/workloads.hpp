@@ -15,7 +15,7 @@
 
 namespace forkjoin::bench {
 
-// Sizes: the full run, and --quick (tiny, answers still checked).
+// Sizes: the full run (also bench_compare --quick's), and --smoke (tiny, answers still checked).
 struct sizes {
   int fib_n;             // fib without cutoff
   int skynet_depth;      // 10-ary tree; depth 6 = 1,000,000 leaves

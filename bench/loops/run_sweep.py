@@ -129,6 +129,11 @@ def main():
     load = [loadavg()]
     t_start = cpu_times()
     started = time.time()
+    # Progress on stderr: one line rewritten in place on a terminal; elsewhere (ctest, a log)
+    # a line every 10 s and the last one, since a line without its newline shows nowhere.
+    tty = sys.stderr.isatty()
+    printed = started
+    total = len(configs) * a.reps
     try:
         for rep in range(a.reps):
             order = list(configs)
@@ -139,16 +144,20 @@ def main():
                 if "per_call" in d:
                     counters.setdefault(c, []).append(d["per_call"])
                 done = rep * len(configs) + k + 1
-                elapsed = time.time() - started
-                print(f"\r[loops{' busy' if a.busy else ''}] {done}/{len(configs) * a.reps} runs, "
-                      f"{elapsed:.0f} s, about {elapsed / done * (len(configs) * a.reps - done):.0f} s left   ",
-                      end="", file=sys.stderr, flush=True)
+                now = time.time()
+                elapsed = now - started
+                if tty or done == total or now - printed >= 10:
+                    printed = now
+                    line = (f"[{a.name}] {done}/{total} runs, {elapsed:.0f} s, "
+                            f"about {elapsed / done * (total - done):.0f} s left")
+                    print(f"\r{line}   " if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
             load.append(loadavg())
     finally:
         if neighbour is not None:
             neighbour.kill()
             neighbour.wait()
-    print(file=sys.stderr)
+    if tty:
+        print(file=sys.stderr)
     t_end = cpu_times()
     steal_pct = 100.0 * (t_end[1] - t_start[1]) / max(1, t_end[2] - t_start[2])
     busy_pct = 100.0 * (t_end[0] - t_start[0]) / max(1, t_end[2] - t_start[2])

@@ -27,8 +27,10 @@ RUNTIMES = ["libgomp", "libomp", "forkjoin-omp"]
 SONAME = {"libgomp": "libgomp.so", "libomp": "libomp.so", "forkjoin-omp": "libforkjoin-omp.so"}
 CONSTRUCTS = ["parallel", "for", "parallel_for", "barrier", "single", "critical", "lock", "ordered", "reduction",
               "task", "taskgroup"]
-PROGRAMS = {"full": [("fib", 30), ("nqueens", 11), ("sort", 4000000), ("sparselu", 40)],
-            "quick": [("fib", 16), ("nqueens", 6), ("sort", 50000), ("sparselu", 5)]}
+PROGRAMS = {"full": [("fib", 30), ("nqueens", 11), ("sort", 4000000), ("sparselu", 40), ("uts", 2000),
+                     ("binomial", 2000), ("chains", 100000), ("lookup", 2000000)],
+            "quick": [("fib", 16), ("nqueens", 6), ("sort", 50000), ("sparselu", 5), ("uts", 20), ("binomial", 50),
+                      ("chains", 2000), ("lookup", 20000)]}
 NOISE = 0.10  # relative differences below this are reported as a tie
 
 

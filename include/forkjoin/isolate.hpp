@@ -5,6 +5,7 @@
 #include <functional>
 #include <utility>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/waiting_api.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/pool.hpp"

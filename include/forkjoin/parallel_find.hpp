@@ -7,6 +7,7 @@
 #include <functional>
 #include <iterator>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/find.hpp"
 #include "forkjoin/pool.hpp"
 
@@ -24,7 +25,9 @@ It parallel_find_if(It first, It last, Pred pred) {
   if (d <= 0) return last;
   const auto n = static_cast<std::size_t>(d);
   auto check = [&](std::size_t lo, std::size_t hi) -> std::size_t {
-    return static_cast<std::size_t>(std::find_if(first + lo, first + hi, std::ref(pred)) - first);
+    using diff = std::iter_difference_t<It>;
+    return static_cast<std::size_t>(
+        std::find_if(first + static_cast<diff>(lo), first + static_cast<diff>(hi), std::ref(pred)) - first);
   };
   auto run = [&]() -> std::size_t {
     const std::size_t team = detail::tls_worker->pool_size_;

@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/loop.hpp"
 #include "forkjoin/detail/loop_nd.hpp"
 #include "forkjoin/parallel_for.hpp"
@@ -74,25 +76,28 @@ typename Space::index nd_index(const Space& space, std::uint64_t k) noexcept {
 template <detail::loop_index I1, detail::loop_index I2, detail::loop_index J1, detail::loop_index J2, class Body>
 void parallel_for_2d(I1 row_first, I2 row_last, J1 col_first, J2 col_last, Body&& body,
                      schedule s = schedule::auto_()) {
-  const detail::index_space<I1, I2> si(row_first, row_last);
-  const detail::index_space<J1, J2> sj(col_first, col_last);
-  using I = typename decltype(si)::index;
-  using J = typename decltype(sj)::index;
-  static_assert(std::invocable<Body&, I, J> || std::invocable<Body&, I, I, J, J>,
-                "parallel_for_2d: body must accept (i, j) or (i0, i1, j0, j1)");
-  auto on_box = [&](const detail::box<2>& b) {
-    if constexpr (std::invocable<Body&, I, J>) {
-      const J j0 = detail::nd_index(sj, b.lo[1]), j1 = detail::nd_index(sj, b.hi[1]);
-      for (std::uint64_t a = b.lo[0]; a != b.hi[0]; ++a) {
-        const I i = detail::nd_index(si, a);
-        for (J j = j0; j != j1; ++j) std::invoke(body, i, j);
+  using I = std::common_type_t<I1, I2>;
+  using J = std::common_type_t<J1, J2>;
+  // Misuse is one static_assert, and nothing more: the loop is instantiated only if it holds.
+  constexpr bool k_body_ok = std::invocable<Body&, I, J> || std::invocable<Body&, I, I, J, J>;
+  static_assert(k_body_ok, "parallel_for_2d: body must accept (i, j) or (i0, i1, j0, j1)");
+  if constexpr (k_body_ok) {
+    const detail::index_space<I1, I2> si(row_first, row_last);
+    const detail::index_space<J1, J2> sj(col_first, col_last);
+    auto on_box = [&](const detail::box<2>& b) {
+      if constexpr (std::invocable<Body&, I, J>) {
+        const J j0 = detail::nd_index(sj, b.lo[1]), j1 = detail::nd_index(sj, b.hi[1]);
+        for (std::uint64_t a = b.lo[0]; a != b.hi[0]; ++a) {
+          const I i = detail::nd_index(si, a);
+          for (J j = j0; j != j1; ++j) std::invoke(body, i, j);
+        }
+      } else {
+        std::invoke(body, detail::nd_index(si, b.lo[0]), detail::nd_index(si, b.hi[0]), detail::nd_index(sj, b.lo[1]),
+                    detail::nd_index(sj, b.hi[1]));
       }
-    } else {
-      std::invoke(body, detail::nd_index(si, b.lo[0]), detail::nd_index(si, b.hi[0]), detail::nd_index(sj, b.lo[1]),
-                  detail::nd_index(sj, b.hi[1]));
-    }
-  };
-  detail::run_loop_nd<2>("parallel_for_2d", {si.size, sj.size}, on_box, s);
+    };
+    detail::run_loop_nd<2>("parallel_for_2d", {si.size, sj.size}, on_box, s);
+  }
 }
 
 /// OpenMP's collapse(3): body(i, j, k) per point or body(i0, i1, j0, j1, k0, k1) per box;
@@ -102,30 +107,32 @@ template <detail::loop_index I1, detail::loop_index I2, detail::loop_index J1, d
           detail::loop_index K1, detail::loop_index K2, class Body>
 void parallel_for_3d(I1 i_first, I2 i_last, J1 j_first, J2 j_last, K1 k_first, K2 k_last, Body&& body,
                      schedule s = schedule::auto_()) {
-  const detail::index_space<I1, I2> si(i_first, i_last);
-  const detail::index_space<J1, J2> sj(j_first, j_last);
-  const detail::index_space<K1, K2> sk(k_first, k_last);
-  using I = typename decltype(si)::index;
-  using J = typename decltype(sj)::index;
-  using K = typename decltype(sk)::index;
-  static_assert(std::invocable<Body&, I, J, K> || std::invocable<Body&, I, I, J, J, K, K>,
-                "parallel_for_3d: body must accept (i, j, k) or (i0, i1, j0, j1, k0, k1)");
-  auto on_box = [&](const detail::box<3>& b) {
-    if constexpr (std::invocable<Body&, I, J, K>) {
-      const K k0 = detail::nd_index(sk, b.lo[2]), k1 = detail::nd_index(sk, b.hi[2]);
-      for (std::uint64_t a = b.lo[0]; a != b.hi[0]; ++a) {
-        const I i = detail::nd_index(si, a);
-        for (std::uint64_t c = b.lo[1]; c != b.hi[1]; ++c) {
-          const J j = detail::nd_index(sj, c);
-          for (K k = k0; k != k1; ++k) std::invoke(body, i, j, k);
+  using I = std::common_type_t<I1, I2>;
+  using J = std::common_type_t<J1, J2>;
+  using K = std::common_type_t<K1, K2>;
+  constexpr bool k_body_ok = std::invocable<Body&, I, J, K> || std::invocable<Body&, I, I, J, J, K, K>;
+  static_assert(k_body_ok, "parallel_for_3d: body must accept (i, j, k) or (i0, i1, j0, j1, k0, k1)");
+  if constexpr (k_body_ok) {
+    const detail::index_space<I1, I2> si(i_first, i_last);
+    const detail::index_space<J1, J2> sj(j_first, j_last);
+    const detail::index_space<K1, K2> sk(k_first, k_last);
+    auto on_box = [&](const detail::box<3>& b) {
+      if constexpr (std::invocable<Body&, I, J, K>) {
+        const K k0 = detail::nd_index(sk, b.lo[2]), k1 = detail::nd_index(sk, b.hi[2]);
+        for (std::uint64_t a = b.lo[0]; a != b.hi[0]; ++a) {
+          const I i = detail::nd_index(si, a);
+          for (std::uint64_t c = b.lo[1]; c != b.hi[1]; ++c) {
+            const J j = detail::nd_index(sj, c);
+            for (K k = k0; k != k1; ++k) std::invoke(body, i, j, k);
+          }
         }
+      } else {
+        std::invoke(body, detail::nd_index(si, b.lo[0]), detail::nd_index(si, b.hi[0]), detail::nd_index(sj, b.lo[1]),
+                    detail::nd_index(sj, b.hi[1]), detail::nd_index(sk, b.lo[2]), detail::nd_index(sk, b.hi[2]));
       }
-    } else {
-      std::invoke(body, detail::nd_index(si, b.lo[0]), detail::nd_index(si, b.hi[0]), detail::nd_index(sj, b.lo[1]),
-                  detail::nd_index(sj, b.hi[1]), detail::nd_index(sk, b.lo[2]), detail::nd_index(sk, b.hi[2]));
-    }
-  };
-  detail::run_loop_nd<3>("parallel_for_3d", {si.size, sj.size, sk.size}, on_box, s);
+    };
+    detail::run_loop_nd<3>("parallel_for_3d", {si.size, sj.size, sk.size}, on_box, s);
+  }
 }
 
 }  // namespace forkjoin

@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/scan.hpp"
 
 namespace forkjoin {

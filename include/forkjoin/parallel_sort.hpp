@@ -6,6 +6,7 @@
 #include <functional>
 #include <iterator>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/merge_sort.hpp"
 #include "forkjoin/detail/sort.hpp"
 #include "forkjoin/detail/worker_api.hpp"

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "forkjoin/detail/atomic.hpp"
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/per_worker.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/pool.hpp"

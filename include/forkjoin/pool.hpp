@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <concepts>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "forkjoin/concurrency.hpp"
+#include "forkjoin/detail/config.hpp"
+#include "forkjoin/detail/errors.hpp"
 #include "forkjoin/detail/job.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 
@@ -25,7 +28,8 @@ namespace forkjoin {
 struct pool_options {
   /// Threads that work, counting the external thread inside pool::run. 0 = default:
   /// default_concurrency() (FORKJOIN_NUM_THREADS / OMP_NUM_THREADS when set, else the smaller
-  /// of the affinity mask and the cgroup CPU quota). Values above k_max_threads are clamped to it.
+  /// of the affinity mask and the cgroup CPU quota). Values above k_max_threads are clamped to it;
+  /// a negative number converted to size_t throws std::invalid_argument.
   /// A pool shares the process's CPU budget unless this is set explicitly above the budget's
   /// size (DESIGN.md [P-BUDGET]).
   std::size_t num_threads = 0;
@@ -136,7 +140,12 @@ std::invoke_result_t<F&> run_in(pool_impl& p, F& f) {
 class pool {
  public:
   pool();
-  explicit pool(std::size_t num_threads);  ///< 0 throws std::invalid_argument
+  /// A pool of num_threads threads (above pool_options::k_max_threads: that many). 0, a
+  /// negative count and a negative number converted to size_t throw std::invalid_argument
+  /// naming the value.
+  explicit pool(std::size_t num_threads);
+  template <std::signed_integral I>
+  explicit pool(I num_threads) : pool(checked_count(num_threads)) {}
   explicit pool(const pool_options& options);
   ~pool();  ///< finishes outstanding work, joins its threads; calling it from one of this
             ///< pool's own tasks is a fatal error (it would join itself)
@@ -180,6 +189,11 @@ class pool {
 
  private:
   friend detail::pool_impl& detail::impl_of(pool&) noexcept;
+  template <std::signed_integral I>
+  static std::size_t checked_count(I n) {
+    if (n < 1) detail::bad_argument("pool", "num_threads", n, "must be at least 1");
+    return static_cast<std::size_t>(n);
+  }
   std::unique_ptr<detail::pool_impl> impl_;
 };
 

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <new>
 #include <type_traits>
 #include <utility>
 
+#include "forkjoin/detail/config.hpp"
 #include "forkjoin/detail/job.hpp"
 #include "forkjoin/detail/task_deps.hpp"
 #include "forkjoin/detail/worker_api.hpp"
@@ -22,11 +24,15 @@ class task_group;
 
 namespace detail {
 void inject_job(pool_impl& p, job_header* j);  // [P-POST] for submitters outside the pool
+// A task_group destroyed holding a child's exception that no wait() collected: prints it
+// and calls std::terminate, unless the scope is being unwound by another exception (then
+// that one propagates and the child's is dropped).
+void on_uncollected_exception(const std::exception_ptr& e) noexcept;
 inline thread_local const task_group* tls_running_group = nullptr;
 
 template <class F>
 class group_job;
-template <class F>
+template <class F, std::size_t K>
 class dep_job;
 }  // namespace detail
 
@@ -38,15 +44,17 @@ class task_group {
   task_group(const task_group&) = delete;
   task_group& operator=(const task_group&) = delete;
   /// Waits for every child (cancelling the unstarted ones if the scope is being unwound by
-  /// an exception); swallows any child exception. Never throws.
+  /// an exception), as oneTBB's does. A child's exception that no wait() collected is a
+  /// fatal error: it is printed and std::terminate is called (oneTBB reports a missing
+  /// wait() too), except while another exception unwinds the scope, which then propagates
+  /// alone. Call wait() to receive it. Never throws.
   ~task_group() {
     if (!latch_.done()) {
       if (std::uncaught_exceptions() > 0) cancel();
-      try {
-        wait();
-      } catch (...) {  // the destructor never throws; wait() was the place to see it
-      }
+      wait_children();
     }
+    if (has_error_.load(std::memory_order_relaxed)) [[unlikely]]
+      detail::on_uncollected_exception(error_);
     if (detail::task_deps* d = deps_.load(std::memory_order_relaxed)) detail::destroy_task_deps(d);
   }
 
@@ -75,9 +83,12 @@ class task_group {
  private:
   template <class F>
   friend class detail::group_job;
-  template <class F>
+  template <class F, std::size_t K>
   friend class detail::dep_job;
 
+  // wait() without the rethrow, for the destructor: never throws (a wait that cannot run,
+  // from a pool destroyed or forked away, leaves the group as it is).
+  void wait_children() noexcept;
   void capture(std::exception_ptr e) noexcept {
     bool expected = false;
     if (has_error_.compare_exchange_strong(expected, true, std::memory_order_relaxed)) {

@@ -1,8 +1,9 @@
 # Compile-fail check, run by ctest as `cmake -P`. Compiles SOURCE twice with -fsyntax-only:
 # as is (the valid variant: must compile, so the harness and the file are sound), then with
-# -DFORKJOIN_COMPILE_FAIL (the misuse: must fail, and the diagnostics must contain EXPECT,
-# a regular expression naming the problem). So the test fails if the misuse compiles or if
-# it fails for any other reason.
+# -DFORKJOIN_COMPILE_FAIL (the misuse: must fail with exactly one error, whose line matches
+# EXPECT, a regular expression naming the problem: the first thing the user reads says what
+# is wrong, and nothing follows it). So the test fails if the misuse compiles, if it fails
+# for another reason, or if the message is followed by other errors.
 # Inputs (-D): CXX, INCLUDE_DIR, SOURCE, EXPECT.
 foreach(v CXX INCLUDE_DIR SOURCE EXPECT)
   if(NOT DEFINED ${v})
@@ -20,7 +21,17 @@ execute_process(COMMAND ${cmd} -DFORKJOIN_COMPILE_FAIL RESULT_VARIABLE rc OUTPUT
 if(rc EQUAL 0)
   message(FATAL_ERROR "${SOURCE} compiled with FORKJOIN_COMPILE_FAIL; it must be rejected")
 endif()
-if(NOT out MATCHES "${EXPECT}")
-  message(FATAL_ERROR "${SOURCE} failed, but without the expected diagnostic '${EXPECT}':\n${out}")
+# g++ and clang both write "file:line:col: error: ..." (clang's "1 error generated." has no colon).
+string(REGEX MATCHALL "[^\n]*error: [^\n]*" errors "${out}")
+list(LENGTH errors count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} failed without an error line:\n${out}")
 endif()
-message(STATUS "rejected as expected ('${EXPECT}')")
+list(GET errors 0 first)
+if(NOT first MATCHES "${EXPECT}")
+  message(FATAL_ERROR "${SOURCE}: the first error is not the expected one ('${EXPECT}'):\n${first}\n\nfull output:\n${out}")
+endif()
+if(NOT count EQUAL 1)
+  message(FATAL_ERROR "${SOURCE}: ${count} errors, expected only the first one:\n${out}")
+endif()
+message(STATUS "rejected with one error, as expected: ${first}")

@@ -1,46 +1,99 @@
-# Installed-package test, run by ctest as `cmake -P`: configure and build the library alone
-# with a temporary install prefix, `cmake --install` it, then build and run two consumers
-# against the installed files only: one through find_package(forkjoin CONFIG), one through
-# `pkg-config --cflags --libs forkjoin`.
-# Inputs (-D): SOURCE_DIR (forkjoin's root), WORK_DIR (scratch), CXX (compiler), GENERATOR.
-foreach(v SOURCE_DIR WORK_DIR CXX GENERATOR)
+# Installed-package test, run by ctest as `cmake -P`. Configures the library the way a new
+# user does (no option, and with every optional dependency hidden: a library-only build needs
+# CMake and a compiler alone), builds and installs it into a temporary prefix, checks what was
+# installed, then builds and runs consumers of each kind against it:
+#  - find_package(forkjoin CONFIG) (consumer/, plus the forkjoin::omp programs with gcc);
+#  - pkg-config forkjoin in C++20 and C++23 (and a C++17 build must stop on forkjoin's own
+#    message first), pkg-config forkjoin-omp with gcc;
+#  - add_subdirectory of the sources, and FetchContent from them (configured only: it adds
+#    the same directory). libforkjoin-omp is left out of these two: its build-tree usage is
+#    what tests/omp link against, and building it twice more would double the test's time.
+# Inputs (-D): SOURCE_DIR (forkjoin's root), WORK_DIR (scratch), CXX (compiler), CXX_ID
+# (its CMAKE_CXX_COMPILER_ID), GENERATOR.
+foreach(v SOURCE_DIR WORK_DIR CXX CXX_ID GENERATOR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run.cmake: -D${v}=... is required")
   endif()
 endforeach()
 
 function(run_step what)
+  string(TIMESTAMP t0 "%s")
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${what} failed (${rc}):\n${out}")
   endif()
-  message(STATUS "${what}: ok")
+  string(TIMESTAMP t1 "%s")
+  math(EXPR secs "${t1} - ${t0}")
+  message(STATUS "${what}: ok (${secs} s)")
   set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+function(expect_no what file pattern)
+  file(READ "${file}" text)
+  string(FIND "${text}" "${pattern}" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "${what}: ${file} contains '${pattern}':\n${text}")
+  endif()
+  message(STATUS "${what}: ok")
 endfunction()
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
+set(gnu OFF)
+if(CXX_ID STREQUAL "GNU")
+  set(gnu ON)  # libforkjoin-omp's consumers need gcc's -fopenmp (the libgomp ABI)
+endif()
 
-run_step("configure forkjoin (library only)"
+# The library alone, as a new user configures it: no FORKJOIN_* option, and none of the
+# test, benchmark and example dependencies visible.
+set(hidden "")
+foreach(pkg GTest benchmark TBB OpenMP MPI Python3)
+  list(APPEND hidden -DCMAKE_DISABLE_FIND_PACKAGE_${pkg}=ON)
+endforeach()
+run_step("configure forkjoin with the defaults and no optional dependency"
   ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/lib" -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX}
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=${prefix} -DFORKJOIN_BUILD_TESTS=OFF
-  -DFORKJOIN_BUILD_EXAMPLES=OFF -DFORKJOIN_BUILD_BENCHMARKS=OFF)
+  -DCMAKE_INSTALL_PREFIX=${prefix} ${hidden})
 run_step("build forkjoin" ${CMAKE_COMMAND} --build "${WORK_DIR}/lib")
 run_step("cmake --install" ${CMAKE_COMMAND} --install "${WORK_DIR}/lib")
 
-# Consumer 1: find_package.
+# What was installed: usage requirements as compile features, never as flags.
+file(GLOB targets_file "${prefix}/*/cmake/forkjoin/forkjoin-targets.cmake")
+file(GLOB pc_dirs "${prefix}/*/pkgconfig" "${prefix}/*/*/pkgconfig")
+expect_no("no generator expression left in the exported targets" "${targets_file}" "$<")
+file(STRINGS "${targets_file}" features REGEX "INTERFACE_COMPILE_FEATURES \"cxx_std_20\"")
+list(LENGTH features n)
+if(NOT n EQUAL 2)
+  message(FATAL_ERROR "forkjoin::forkjoin and forkjoin::omp must both carry cxx_std_20 (found ${n}):\n"
+                      "${features}")
+endif()
+foreach(pc forkjoin forkjoin-omp)
+  if(NOT EXISTS "${pc_dirs}/${pc}.pc")
+    message(FATAL_ERROR "${pc}.pc was not installed in ${pc_dirs}")
+  endif()
+  expect_no("${pc}.pc leaves the language standard to the user" "${pc_dirs}/${pc}.pc" "-std=")
+endforeach()
+
+# The trace report is installed as a command that runs.
+run_step("forkjoin-trace-report --help" "${prefix}/bin/forkjoin-trace-report" --help)
+if(NOT step_output MATCHES "usage: forkjoin-trace-report")
+  message(FATAL_ERROR "forkjoin-trace-report --help printed:\n${step_output}")
+endif()
+
+# find_package, and with gcc the libforkjoin-omp programs.
 run_step("configure the find_package consumer"
   ${CMAKE_COMMAND} -S "${CMAKE_CURRENT_LIST_DIR}/consumer" -B "${WORK_DIR}/consumer" -G "${GENERATOR}"
-  -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix})
+  -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DFORKJOIN_CONSUMER_OMP=${gnu})
 run_step("build the find_package consumer" ${CMAKE_COMMAND} --build "${WORK_DIR}/consumer")
-run_step("run the find_package consumer" "${WORK_DIR}/consumer/consumer")
+run_step("run the find_package consumer" "${WORK_DIR}/consumer/app")
+if(gnu)
+  run_step("run the OpenMP C program linked to forkjoin::omp" "${WORK_DIR}/consumer/prog")
+  run_step("run the OpenMP + forkjoin program linked to forkjoin::omp" "${WORK_DIR}/consumer/mixed")
+endif()
 
-# Consumer 2: pkg-config, with the compiler alone.
+# pkg-config, with the compiler alone, seeing only the installed package.
 find_program(PKG_CONFIG pkg-config REQUIRED)
 set(ENV{PKG_CONFIG_PATH} "")
-file(GLOB pc_dirs "${prefix}/*/pkgconfig" "${prefix}/*/*/pkgconfig")
-string(REPLACE ";" ":" pc_path "${pc_dirs}")
-set(ENV{PKG_CONFIG_LIBDIR} "${pc_path}")  # only the installed package, never the system's
+set(ENV{PKG_CONFIG_LIBDIR} "${pc_dirs}")
 run_step("pkg-config --cflags --libs forkjoin" ${PKG_CONFIG} --cflags --libs forkjoin)
 string(STRIP "${step_output}" flags)
 string(FIND "${flags}" "-L${prefix}/" at)
@@ -48,6 +101,48 @@ if(at EQUAL -1)
   message(FATAL_ERROR "pkg-config's -L does not point into the install prefix ${prefix}: ${flags}")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
-run_step("build the pkg-config consumer"
-  ${CXX} "${CMAKE_CURRENT_LIST_DIR}/consumer/main.cpp" -o "${WORK_DIR}/consumer_pc" ${flags})
+set(main "${CMAKE_CURRENT_LIST_DIR}/consumer/main.cpp")
+run_step("build the pkg-config consumer (C++20)" ${CXX} -std=c++20 "${main}" -o "${WORK_DIR}/consumer_pc" ${flags})
 run_step("run the pkg-config consumer" "${WORK_DIR}/consumer_pc")
+run_step("compile the pkg-config consumer as C++23 (the package does not lower it)"
+  ${CXX} -std=c++2b -fsyntax-only "${main}" ${flags})
+execute_process(COMMAND ${CXX} -std=c++17 -fsyntax-only "${main}" ${flags} RESULT_VARIABLE rc ERROR_VARIABLE out
+  OUTPUT_VARIABLE out)
+string(REGEX MATCH "error[^\n]*" first_error "${out}")
+if(rc EQUAL 0 OR NOT first_error MATCHES "forkjoin needs C\\+\\+20")
+  message(FATAL_ERROR "a C++17 build must stop first on 'forkjoin needs C++20', got:\n${out}")
+endif()
+message(STATUS "a C++17 build stops on: ${first_error}")
+if(gnu)
+  run_step("pkg-config --cflags --libs forkjoin-omp" ${PKG_CONFIG} --cflags --libs forkjoin-omp)
+  string(STRIP "${step_output}" omp_flags)
+  separate_arguments(omp_flags UNIX_COMMAND "${omp_flags}")
+  run_step("build the OpenMP + forkjoin program with pkg-config forkjoin-omp"
+    ${CXX} -std=c++20 -fopenmp -c "${CMAKE_CURRENT_LIST_DIR}/consumer/mixed.cpp" -o "${WORK_DIR}/mixed_pc.o"
+    ${omp_flags})
+  run_step("link it without -fopenmp"
+    ${CXX} "${WORK_DIR}/mixed_pc.o" -o "${WORK_DIR}/mixed_pc" ${omp_flags} -Wl,-rpath,${prefix}/lib)
+  run_step("run it" "${WORK_DIR}/mixed_pc")
+  run_step("ldd: libforkjoin-omp, never libgomp" ldd "${WORK_DIR}/mixed_pc")
+  if(NOT step_output MATCHES "libforkjoin-omp" OR step_output MATCHES "libgomp")
+    message(FATAL_ERROR "mixed_pc must load libforkjoin-omp and not libgomp:\n${step_output}")
+  endif()
+endif()
+unset(ENV{PKG_CONFIG_LIBDIR})
+
+# add_subdirectory: a project with a copy of forkjoin (here a link to the sources) as ./forkjoin.
+file(COPY "${CMAKE_CURRENT_LIST_DIR}/consumer/" DESTINATION "${WORK_DIR}/subdir_src")
+file(CREATE_LINK "${SOURCE_DIR}" "${WORK_DIR}/subdir_src/forkjoin" SYMBOLIC)
+run_step("configure the add_subdirectory consumer"
+  ${CMAKE_COMMAND} -S "${WORK_DIR}/subdir_src" -B "${WORK_DIR}/subdir" -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX}
+  -DFORKJOIN_CONSUME=add_subdirectory)
+run_step("build the add_subdirectory consumer" ${CMAKE_COMMAND} --build "${WORK_DIR}/subdir")
+run_step("run the add_subdirectory consumer" "${WORK_DIR}/subdir/app")
+
+# FetchContent from a local path (a Git URL is declared the same way). Configured and
+# generated only: generating fails if forkjoin::forkjoin is not defined, and what it builds
+# is what the add_subdirectory consumer built and ran (FetchContent_MakeAvailable adds the
+# same directory).
+run_step("configure and generate the FetchContent consumer"
+  ${CMAKE_COMMAND} -S "${CMAKE_CURRENT_LIST_DIR}/consumer" -B "${WORK_DIR}/fetch" -G "${GENERATOR}"
+  -DCMAKE_CXX_COMPILER=${CXX} -DFORKJOIN_CONSUME=FetchContent -DFORKJOIN_DIR=${SOURCE_DIR})

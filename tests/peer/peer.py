@@ -42,9 +42,8 @@ LIBOMP = "/usr/lib/llvm-14/lib/libomp.so.5"
 LIBGOMP = "/usr/lib/x86_64-linux-gnu/libgomp.so.1"
 # The entry points of an OpenMP runtime, by name (libgomp's, libomp's, and OpenACC's).
 RUNTIME_SYMBOL = re.compile(r"^(GOMP_|GOACC_|omp_|acc_|__kmpc_|kmp_|__kmp|ompc_|ompt_)")
-# Suites run when --suite is not given (what CI runs). libgomp-fortran is switched on with
-# --suite.
-DEFAULT_SUITES = ["libgomp-c", "libgomp-c++", "llvm-gcc", "llvm-clang"]
+# Suites run when --suite is not given (what CI runs): all of them.
+DEFAULT_SUITES = ["libgomp-c", "libgomp-c++", "libgomp-fortran", "llvm-gcc", "llvm-clang"]
 ALL_SUITES = ["libgomp-c", "libgomp-c++", "libgomp-fortran", "llvm-gcc", "llvm-clang"]
 BUILD_TIMEOUT = 300.0
 OUTPUT_KEPT = 4000  # characters of a failing step's output kept for the report

@@ -3,6 +3,12 @@
 // schedule-perturbation hook FORKJOIN_PERTURB. Nothing here allocates or synchronises.
 #pragma once
 
+// Every public header includes this one before any forkjoin code, so that a build in an
+// older language mode stops on this line first (g++ 12 and clang 14 default to C++17).
+#if __cplusplus < 202002L
+#error "forkjoin needs C++20 or later: compile with -std=c++20 (CMake: forkjoin::forkjoin carries cxx_std_20)"
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 

@@ -1,17 +1,18 @@
 // dep_job.hpp: task_group::run with dependencies (included at the end of task_group.hpp).
-// A dep_job is a task_group child block that also holds its dep_node. It counts in the
-// group's latch from run() on, so wait() covers children that are not ready yet; it is
-// pushed when its last predecessor finishes ([P-DEPS F2]), and finishes like any child
+// A dep_job is a task_group child block that also holds its dep_node and one dep_slot per
+// dependency. It is counted in the group's latch by whoever pushes it (run() when it is
+// ready at once, else whoever releases its last predecessor, [P-DEPS F3], before that
+// predecessor's own count drops), so wait() still covers children that are not ready yet.
+// When it has run, its callable is destroyed at once, but the block itself lives until the
+// last reference to its node is dropped ([P-DEPS Ref]); it finishes like any child
 // (finish_child, [P-JOIN G2]) after it has released its successors.
 #pragma once
 
 #include <array>
 #include <cstddef>
-#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "forkjoin/detail/task_deps.hpp"
 #include "forkjoin/task_group.hpp"  // which includes this file at its end
@@ -19,14 +20,33 @@
 namespace forkjoin {
 namespace detail {
 
-template <class F>
+template <class F, std::size_t K>
 class dep_job : public job_header {
  public:
   template <class Arg>
-  dep_job(Arg&& f, task_group* g) : job_header(&dep_job::execute_fn), f_(std::forward<Arg>(f)), group_(g) {
+  dep_job(Arg&& f, task_group* g, const std::array<dependency, K>& deps) : job_header(&dep_job::execute_fn), group_(g) {
+    ::new (static_cast<void*>(&f_)) F(std::forward<Arg>(f));  // may throw: nothing else to undo
     node_.job = this;
+    node_.slots = slots_.data();
+    node_.nslots = static_cast<std::uint32_t>(K);
+    node_.free_block = &dep_job::free_fn;
+    for (std::size_t i = 0; i < K; ++i) {
+      slots_[i].key = deps[i].key;
+      slots_[i].mode = deps[i].mode;
+      slots_[i].owner = &node_;
+    }
   }
+  dep_job(const dep_job&) = delete;
+  dep_job& operator=(const dep_job&) = delete;
+  ~dep_job() {}  // f_ is destroyed when the child has run (or by discard)
   dep_node& node() noexcept { return node_; }
+
+  // The child was never registered (registration threw): destroys it and frees its block.
+  void discard() noexcept {
+    f_.~F();
+    this->~dep_job();
+    deallocate_job(this, sizeof(dep_job));
+  }
 
   static void execute_fn(job_header* h) noexcept {
     auto* self = static_cast<dep_job*>(h);
@@ -35,20 +55,24 @@ class dep_job : public job_header {
       const trace_scope span(tls_worker->trace_, trace_kind::task);
       g->run_child_body(self->f_);  // skipped when a predecessor that threw cancelled the group
     }
-    // [P-DEPS F1] under the group's dependency mutex; then the node is no longer reachable
-    // from the group, and the ready successors belong to this thread alone.
-    const std::size_t ready = finish_node(*g->deps_.load(std::memory_order_relaxed), self->node_);
-    std::vector<dep_node*> successors = std::move(self->node_.successors);
-    self->~dep_job();
-    deallocate_job(self, sizeof(dep_job));
-    for (std::size_t i = 0; i < ready; ++i) push_ready(*g->pool_, successors[i]->job);  // [P-DEPS F2]
-    g->finish_child();  // [P-JOIN G2] last access to the group
+    self->f_.~F();  // before F1: the successors see everything the callable's destructor did
+    finish_node(*g->pool_, g->latch_, self->node_);  // [P-DEPS F1-F3]; the block may be gone afterwards
+    g->finish_child();                               // [P-JOIN G2] last access to the group
   }
 
  private:
-  F f_;
+  static void free_fn(dep_node* n) noexcept {  // [P-DEPS Ref] the last reference is gone
+    auto* self = static_cast<dep_job*>(n->job);
+    self->~dep_job();
+    deallocate_job(self, sizeof(dep_job));
+  }
+
+  dep_node node_;  // first: its shared words share the job header's line
   task_group* group_;
-  dep_node node_;
+  std::array<dep_slot, K> slots_;
+  union {
+    F f_;
+  };
 };
 
 template <class T>
@@ -70,30 +94,29 @@ requires(sizeof...(A) >= 1) void task_group::run(dependency d, A&&... rest) {
   }
   (std::make_index_sequence<k_deps - 1>{});
 
-  using job_type = detail::dep_job<std::decay_t<callable>>;
+  using job_type = detail::dep_job<std::decay_t<callable>, k_deps>;
   static_assert(alignof(job_type) <= 64, "task_group: over-aligned callables are not supported");
   detail::task_deps& state = detail::task_deps_of(deps_);
   void* memory = detail::allocate_job(sizeof(job_type));
   job_type* job;
   try {
-    job = ::new (memory) job_type(std::forward<callable>(std::get<k_deps - 1>(args)), this);
+    job = ::new (memory) job_type(std::forward<callable>(std::get<k_deps - 1>(args)), this, deps);
   } catch (...) {
     detail::deallocate_job(memory, sizeof(job_type));
     throw;
   }
   bool ready;
-  latch_.add_child();
   try {
-    job->node().deps.reserve(k_deps);
-    for (const dependency& x : deps) job->node().deps.push_back({x.key, x.mode, 0});
     ready = detail::register_node(state, job->node());  // [P-DEPS R1-R3]
   } catch (...) {                                       // nothing was linked: the child was not spawned
-    job->~job_type();
-    detail::deallocate_job(memory, sizeof(job_type));
-    latch_.remove_child_never_started();
+    job->discard();
     throw;
   }
-  if (ready) detail::push_ready(*pool_, job);
+  // [P-DEPS R3] counted in the latch by whoever pushes it: here, or the releasing F3
+  if (ready) {
+    latch_.add_child();
+    detail::push_ready(*pool_, job);
+  }
 }
 
 }  // namespace forkjoin

@@ -1,8 +1,8 @@
 // deque.hpp: the per-worker Chase-Lev work-stealing deque, split into a private and a
 // public part (after Lace's split deque) so that the owner's common path needs no fence.
 // Owns the ring buffers and the split point; not the jobs (callers own those).
-// Protocol and proof: forkjoin/DESIGN.md [P-DEQUE]; step names P1-P4, T1-T4, S1-S5 and
-// the split steps X1-X2 are cited at the lines that carry them.
+// Protocol and proof: forkjoin/DESIGN.md [P-DEQUE]; step names P1-P4, T1-T4, S1-S5, the
+// split steps X1-X2 and Share are cited at the lines that carry them.
 #pragma once
 
 #include <algorithm>
@@ -32,7 +32,19 @@ struct steal_outcome {
   std::uint32_t tag = 0;  // the isolation tag the owner pushed it with ([P-ISO Tag])
 };
 
-template <deque_element T>
+// What the owner does to an element as it leaves the private part, published or popped
+// ([P-DEQUE Share]): shared(x) is the value thieves and pops get. A Share whose k_rewrites
+// is true may change values (join pushes its frame in a private form that only the owner
+// understands); plain elements stay as they are.
+struct plain_slots {
+  static constexpr bool k_rewrites = false;
+  template <class T>
+  static T shared(T x) noexcept {
+    return x;
+  }
+};
+
+template <deque_element T, class Share = plain_slots>
 class chase_lev_deque {
  public:
   explicit chase_lev_deque(std::int64_t initial_capacity = 256) {
@@ -40,9 +52,11 @@ class chase_lev_deque {
     while (cap < initial_capacity) cap *= 2;
     retired_.reserve(64);  // 64 doublings outgrow the address space: push_back never reallocates.
     ring* r = new ring(cap);
-    slots_ = r->slots.get();
+    slots_ = r->slots;
     tags_ = r->tags.get();
     mask_ = r->mask;
+    next_ = slots_;
+    limit_ = slots_ + cap;
     ring_.store(r, std::memory_order_relaxed);
   }
   chase_lev_deque(const chase_lev_deque&) = delete;
@@ -56,31 +70,53 @@ class chase_lev_deque {
   // Allocates a bigger ring when full; on bad_alloc the deque is unchanged. The common
   // path touches only the owner's line.
   void push_private(T x) {
-    const std::int64_t h = head_;
-    if (h - top_seen_ > mask_) [[unlikely]]
-      make_room(h);  // also [P-ISO Tag]'s store, published with the slot by P3/P4
-    slots_[h & mask_].store(x, std::memory_order_relaxed);  // [P-DEQUE P2]
-    head_ = h + 1;
+    if (next_ >= limit_) [[unlikely]]
+      make_room();  // also [P-ISO Tag]'s store, published with the slot by P3/P4
+    // Read again after make_room rather than kept across its call: no value of the caller's
+    // has to live in a callee-saved register for the slow path's sake.
+    std::atomic<T>* const p = next_;
+    p->store(x, std::memory_order_relaxed);  // [P-DEQUE P2]
+    next_ = p + 1;
   }
 
-  // Owner thread only. Takes back x if it is the newest element and still private: then
-  // no thief can have seen it, and taking it back costs plain loads and one store
-  // [P-DEQUE Reclaim]. False otherwise (x was published, or elements pushed after it are
-  // still here): use pop().
-  bool take_back_private(T x) noexcept {
-    const std::int64_t h = head_ - 1;
-    if (h < bottom_.load(std::memory_order_relaxed) || slots_[h & mask_].load(std::memory_order_relaxed) != x)
-        [[unlikely]]
+  // Owner thread only. push_private's common case, for a caller with a slow path of its
+  // own: push_fast pushes x and returns the slot it wrote, when can_push_fast() said that
+  // no make_room is needed.
+  bool can_push_fast() const noexcept { return next_ < limit_; }
+  std::atomic<T>* push_fast(T x) noexcept {
+    std::atomic<T>* const p = next_;
+    p->store(x, std::memory_order_relaxed);  // [P-DEQUE P2]
+    next_ = p + 1;
+    return p;
+  }
+  // Owner thread only. The slot of the newest element (after a push: the one it wrote).
+  std::atomic<T>* newest_slot() const noexcept { return next_ - 1; }
+
+  // Owner thread only. Takes back x if it is the newest element, pushed in its private
+  // form (Share::private_form(x)) into slot p and never shared since: then no thief can
+  // have seen it, and taking it back costs two loads that only feed a branch and one store
+  // of p [P-DEQUE Reclaim]. False otherwise (x was published or popped, or elements pushed
+  // after it are still here): use pop(). p is the caller's, kept from its push, so that
+  // the owner's end is not a chain of loads and stores through next_ (each take-back
+  // waiting for the store before it).
+  bool take_back_unshared(std::atomic<T>* p, T x) noexcept {
+    static_assert(Share::k_rewrites, "take_back_unshared: only a Share with a private form tells it apart");
+    if (next_ != p + 1 || !Share::is_private_form_of(p->load(std::memory_order_relaxed), x)) [[unlikely]]
       return false;
-    head_ = h;
+    next_ = p;
     return true;
   }
 
   // Owner thread only. Makes every private element stealable.
   // `keep`: request bits to leave set (the caller keeps *asked* while workers are idle).
-  void publish(std::uint8_t keep = 0) noexcept {
-    release_fence();                       // [P-DEQUE P3] publishes slots and ring; pairs with S3
-    bottom_.store(head_, k_fenced_store);  // [P-DEQUE P4] release under TSan; pairs with S3
+  // `plain_newest`: how many of the newest elements the caller pushed as themselves (0 or
+  // 1), which [P-DEQUE Share] then need not look at: a task_group child's publication
+  // scans nothing when the rest of the deque is public already.
+  void publish(std::uint8_t keep = 0, std::int64_t plain_newest = 0) noexcept {
+    const std::int64_t h = head();
+    if constexpr (Share::k_rewrites) share_private(h - plain_newest);  // [P-DEQUE Share] before P3 publishes the slots
+    release_fence();                   // [P-DEQUE P3] publishes slots and ring; pairs with S3
+    bottom_.store(h, k_fenced_store);  // [P-DEQUE P4] release under TSan; pairs with S3
     if (publish_request_.load(std::memory_order_relaxed) != keep)
       publish_request_.store(keep, std::memory_order_relaxed);  // [P-DEQUE X2] request served
   }
@@ -93,10 +129,17 @@ class chase_lev_deque {
 
   // Owner thread only. Takes the newest element, or returns T{} when there is none.
   T pop() noexcept {
-    std::int64_t h = head_;
+    const std::int64_t h = head();
     if (h > bottom_.load(std::memory_order_relaxed)) {  // private part non-empty: no thief can see it
-      head_ = h - 1;
-      return slots_[(h - 1) & mask_].load(std::memory_order_relaxed);
+      // The new end is the popped slot, in next_'s lap; at a lap's first two slots set_head
+      // names the end as it does everywhere (a lap's start from the lap before, for
+      // Reclaim, and then the end is not the popped slot).
+      if (next_ > slots_ + 1) [[likely]] {
+        --next_;
+        return Share::shared(next_->load(std::memory_order_relaxed));  // [P-DEQUE Share]
+      }
+      set_head(h - 1);
+      return Share::shared(slots_[(h - 1) & mask_].load(std::memory_order_relaxed));  // [P-DEQUE Share]
     }
     return pop_public();
   }
@@ -114,7 +157,7 @@ class chase_lev_deque {
   std::uint32_t tag() const noexcept { return static_cast<std::uint32_t>(tag_state_); }
   void set_tag(std::uint32_t t) noexcept {
     tag_state_ = (tag_state_ & k_dirty) | t;
-    if (t != 0) top_seen_ = k_slow_push;  // every push now takes make_room, which stores its tag
+    if (t != 0) limit_ = slots_;  // every push now takes make_room, which stores its tag
     if (tag_state_ == k_dirty) settle_tags();
   }
   // Owner thread only: some slot may hold a nonzero tag, so pushes still store theirs.
@@ -123,7 +166,7 @@ class chase_lev_deque {
   // occupies; the deque stays dirty only while a live element carries a nonzero tag.
   FORKJOIN_NOINLINE void settle_tags() noexcept {
     const std::int64_t t = top_.load(std::memory_order_relaxed);  // a past top: elements below it are gone
-    const std::int64_t h = head_, cap = mask_ + 1;
+    const std::int64_t h = head(), cap = mask_ + 1;
     std::int64_t lo = dirty_lo_, hi = dirty_hi_;
     if (hi - lo > cap) {  // the range wraps the ring: settle every slot
       lo = h - cap;
@@ -154,7 +197,7 @@ class chase_lev_deque {
   }
   // Owner thread only. The index one past the newest element: elements pushed from now on
   // get indices at or above it (an isolated region's mark, [P-ISO Mark]).
-  std::int64_t end_index() const noexcept { return head_; }
+  std::int64_t end_index() const noexcept { return head(); }
 
   // Why the owner should publish at its next push [P-POST Publish]: an idle worker found the
   // public part empty and asked (X1, X5), or the public part became empty (X3, X4, or the
@@ -184,17 +227,19 @@ class chase_lev_deque {
     return n > 0 ? n : 0;
   }
   // Owner thread only: elements held, private and public.
-  std::int64_t size() const noexcept { return head_ - top_.load(std::memory_order_relaxed); }
+  std::int64_t size() const noexcept { return head() - top_.load(std::memory_order_relaxed); }
   std::int64_t capacity() const noexcept { return ring_.load(std::memory_order_relaxed)->mask + 1; }
 
  private:
   struct ring {
     explicit ring(std::int64_t cap)
         : mask(cap - 1),
-          slots(new std::atomic<T>[static_cast<std::size_t>(cap)]),
+          storage(new std::atomic<T>[static_cast<std::size_t>(cap)]),
+          slots(storage.get()),
           tags(new std::atomic<std::uint32_t>[static_cast<std::size_t>(cap)]) {}
     std::int64_t mask;
-    std::unique_ptr<std::atomic<T>[]> slots;
+    std::unique_ptr<std::atomic<T>[]> storage;
+    std::atomic<T>* slots;
     std::unique_ptr<std::atomic<std::uint32_t>[]> tags;  // [P-ISO Tag] one per slot, written with it
     void put(std::int64_t i, T x, std::uint32_t tag) noexcept {
       tags[static_cast<std::size_t>(i & mask)].store(tag, std::memory_order_relaxed);
@@ -231,6 +276,19 @@ class chase_lev_deque {
     return {steal_result::success, x, tag};
   }
 
+  // [P-DEQUE Share] the private part [bottom, end) is about to be published: each element
+  // leaves it in its shared form, written back to its slot (relaxed: P3's fence publishes
+  // it). Inline and without a call: a call here would cost publish's callers saved
+  // registers on every publication.
+  void share_private(std::int64_t end) noexcept {
+    for (std::int64_t i = bottom_.load(std::memory_order_relaxed); i < end; ++i) {
+      std::atomic<T>& slot = slots_[i & mask_];
+      const T x = slot.load(std::memory_order_relaxed);
+      const T y = Share::shared(x);
+      if (y != x) slot.store(y, std::memory_order_relaxed);
+    }
+  }
+
   // [P-ISO Tag] in a region, or while a slot may keep an old nonzero tag.
   void store_tag(std::int64_t h) noexcept {
     const auto t = static_cast<std::uint32_t>(tag_state_);
@@ -246,18 +304,48 @@ class chase_lev_deque {
     }
   }
 
-  // Push's slow path: the cached top_seen_ says the ring looks full, or tags are in use
-  // (top_seen_ is then k_slow_push, so that push's one test covers both). Reads top again
-  // [P-DEQUE P1] and grows only if thieves have not freed a slot since; then stores the
-  // tag of slot h while the tag or the dirty bit is set ([P-ISO Tag]), else caches top.
-  FORKJOIN_NOINLINE void make_room(std::int64_t h) {
-    const std::int64_t t = top_.load(
-        std::memory_order_acquire);  // [P-DEQUE P1] pairs with S5's CAS: a slot is reused only after its thief read it
-    if (h - t > mask_) grow(h, t);
-    if (tag_state_ != 0)
-      store_tag(h);
-    else
+  // The owner's end of the deque as an index ([P-DEQUE E2]): next_ is its slot.
+  std::int64_t head() const noexcept { return lap_ + (next_ - slots_); }
+  // Moves the end to index h. An index at a lap's start is named from the lap before (its
+  // end): then a push that wrote the slot below and a take-back of it see the same next_.
+  // Only index 0 is named from its own lap.
+  void set_head(std::int64_t h) noexcept {
+    std::int64_t offset = h & mask_;
+    if (offset == 0 && h != 0) offset = mask_ + 1;
+    next_ = slots_ + offset;
+    if (h - offset != lap_) {  // the limit depends on the lap only
+      lap_ = h - offset;
+      set_limit();
+    }
+  }
+  // Push's fast path writes below limit_: the ring's end, and the room [P-DEQUE P1] left
+  // below top_seen_ + capacity; the ring's first slot (every push slow) while tags are in
+  // use ([P-ISO Tag]).
+  void set_limit() noexcept {
+    const std::int64_t cap = mask_ + 1;
+    if (tag_state_ != 0) {
+      limit_ = slots_;
+      return;
+    }
+    limit_ = slots_ + std::clamp<std::int64_t>(top_seen_ + cap - lap_, 0, cap);
+  }
+
+  // Push's slow path: next_ reached limit_ (the ring looks full, the lap ends, or tags are
+  // in use). Reads top again [P-DEQUE P1] and grows only if thieves have not freed a slot
+  // since; moves to the next lap at the ring's end; then stores the tag of the new slot
+  // while the tag or the dirty bit is set ([P-ISO Tag]).
+  FORKJOIN_NOINLINE void make_room() {
+    const std::int64_t h = head();
+    if (h - top_seen_ > mask_) {
+      const std::int64_t t = top_.load(std::memory_order_acquire);  // [P-DEQUE P1] pairs with S5's CAS: a slot is
+                                                                    // reused only after its thief read it
+      if (h - t > mask_) grow(h, t);
       top_seen_ = t;
+    }
+    lap_ = h - (h & mask_);  // name slot h from its own lap: the push writes it now
+    next_ = slots_ + (h & mask_);
+    set_limit();
+    if (tag_state_ != 0) store_tag(h);
   }
   void grow(std::int64_t h, std::int64_t t) {
     ring* old = ring_.load(std::memory_order_relaxed);
@@ -265,13 +353,15 @@ class chase_lev_deque {
     for (std::int64_t i = t; i < h; ++i) fresh->put(i, old->get(i), old->get_tag(i));
     perturb_point();
     retired_.push_back(old);  // cannot throw: capacity reserved in the constructor
-    slots_ = fresh->slots.get();
+    slots_ = fresh->slots;
     tags_ = fresh->tags.get();
     mask_ = fresh->mask;
     ring_.store(fresh.release(),
                 std::memory_order_release);  // [P-DEQUE grow] pairs with S4; [P-DEQUE E1] callers use the new ring
   }
 
+  // Called with head = bottom (pop found no private element). The two failing cases and
+  // the last-element race leave head where it was; only taking b moves it down by one.
   FORKJOIN_NOINLINE T pop_public() noexcept {
     std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     bottom_.store(b, std::memory_order_relaxed);            // [P-DEQUE T1] reserve slot b
@@ -279,7 +369,6 @@ class chase_lev_deque {
     std::int64_t t = top_.load(std::memory_order_relaxed);  // [P-DEQUE T3]
     if (t > b) {
       bottom_.store(b + 1, std::memory_order_relaxed);
-      head_ = b + 1;
       request_publication(k_emptied);  // [P-DEQUE X4] the public part is empty
       return T{};
     }
@@ -288,10 +377,12 @@ class chase_lev_deque {
       bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                               std::memory_order_relaxed);  // [P-DEQUE T4] pairs with S5
       bottom_.store(b + 1, std::memory_order_relaxed);                     // canonical empty state
-      head_ = b + 1;
       return won ? x : T{};
     }
-    head_ = b;
+    if (next_ != slots_)  // head - 1 = b, as at the end of a lap
+      --next_;
+    else
+      set_head(b);
     return x;
   }
 
@@ -304,12 +395,13 @@ class chase_lev_deque {
   // Owner-written, thief-read line: the split point (end of the public part) and the ring.
   alignas(k_cache_line) std::atomic<std::int64_t> bottom_{0};
   std::atomic<ring*> ring_{nullptr};
-  // Owner-only line.
-  alignas(k_cache_line) std::int64_t head_ = 0;  // end of the private part; head_ >= bottom_
-  // A past value of top_ (<= top_): the owner's room check. k_slow_push, below every
-  // index, while tags are in use: the check then always fails.
-  static constexpr std::int64_t k_slow_push = std::numeric_limits<std::int64_t>::min() / 4;
-  std::int64_t top_seen_ = 0;
+  // Owner-only line. The end of the private part (head, >= bottom_) is kept as its slot,
+  // so that join's push and take-back touch no index: next_ is the slot of index head(),
+  // slots_[0] the slot of index lap_.
+  alignas(k_cache_line) std::atomic<T>* next_ = nullptr;
+  std::atomic<T>* limit_ = nullptr;  // push's fast path writes only below it (set_limit)
+  std::int64_t lap_ = 0;
+  std::int64_t top_seen_ = 0;                   // a past value of top_ (<= top_): the owner's room check
   std::atomic<T>* slots_ = nullptr;             // the current ring's slots and mask, for the owner
   std::atomic<std::uint32_t>* tags_ = nullptr;  // and its tags
   std::int64_t mask_ = 0;

@@ -1,12 +1,15 @@
 // job.hpp: what a deque slot points at. A job is a header with one execute pointer; its
 // payload lives wherever its creator put it (a join frame, a task_group slab block, a
 // pool::run caller's frame). Owns no memory. Lifetime rules: forkjoin/DESIGN.md [P-JOIN].
+// Also the storage of a callable's result: result_slot (in place, run inline) and
+// branch_outcome (a join branch that ran as a job: its value or its exception).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <new>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -16,7 +19,7 @@ namespace forkjoin::detail {
 
 struct job_header {
   using execute_fn = void (*)(job_header*) noexcept;
-  explicit job_header(execute_fn fn) noexcept : execute(fn) {}
+  explicit job_header(execute_fn fn) noexcept : execute(fn), stolen_by(-1) {}
   execute_fn execute;
   union {
     // Link in the injection queue: written by injector::push before any read, under its
@@ -26,38 +29,88 @@ struct job_header {
     // left by one, with 1 in bit 0 for a loop split ([P-TRACE Join]). Owner only.
     std::uint64_t trace_spawn;
   };
-  // Index of the worker that stole this job, -1 while not stolen. A hint for the waiter
-  // (leapfrogging: steal back from the thief first); relaxed, never used for correctness.
-  std::atomic<std::int32_t> stolen_by{-1};
+  union {
+    // Index of the worker that stole this job, -1 while not stolen. A hint for the waiter
+    // (leapfrogging: steal back from the thief first); relaxed, never used for correctness.
+    // A join frame constructs it only when it is shared ([P-JOIN Share]).
+    std::atomic<std::int32_t> stolen_by;
+  };
   // stolen_by of a join's second branch that its own join ran as a job while tracing.
   static constexpr std::int32_t k_run_by_owner = -2;
+
+ protected:
+  // A join frame's header: stolen_by is left for [P-JOIN Share] to construct.
+  struct unshared_tag {};
+  job_header(execute_fn fn, unshared_tag) noexcept : execute(fn) {}
 };
 
-// An exception a branch may have thrown, or nothing. Like std::optional<std::exception_ptr>
-// but with the flag in a byte of its own: optional's default construction zeroes the
-// flag with a 16-byte vector store, and the byte load that tests it later cannot be
-// forwarded from that store on some cores (a stall on every join).
-class error_slot {
+// The result or the exception of a join's second branch when it ran as a job (stolen, or
+// popped by a wait): raw storage that the branch constructs and the join's owner consumes
+// once, after J3. Nothing is stored while the branch is merely pushed, so the join's common
+// path pays nothing for it.
+template <class R>
+class branch_outcome {
+  using stored = std::conditional_t<
+      std::is_void_v<R>, std::monostate,
+      std::conditional_t<std::is_reference_v<R>, std::reference_wrapper<std::remove_reference_t<R>>, R>>;
+
  public:
-  error_slot() noexcept {}
-  error_slot(const error_slot&) = delete;
-  error_slot& operator=(const error_slot&) = delete;
-  ~error_slot() {
-    if (engaged_) error_.~exception_ptr();
+  using value_type = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
+
+  branch_outcome() noexcept {}
+  branch_outcome(const branch_outcome&) = delete;
+  branch_outcome& operator=(const branch_outcome&) = delete;
+  ~branch_outcome() {}  // the owner destroys what was constructed (take, rethrow, discard)
+
+  // Runs g into the storage. True when it returned, false when it threw (the exception is
+  // stored). Never throws.
+  template <class G>
+  bool run(G& g) noexcept {
+    try {
+      if constexpr (std::is_void_v<R>) {
+        std::invoke(g);
+        ::new (static_cast<void*>(&value_)) stored();
+      } else {
+        ::new (static_cast<void*>(&value_)) stored(std::invoke(g));
+      }
+      return true;
+    } catch (...) {
+      ::new (static_cast<void*>(&error_)) std::exception_ptr(std::current_exception());
+      return false;
+    }
   }
-  // Inside a catch handler only.
-  void capture_current() noexcept {
-    ::new (static_cast<void*>(&error_)) std::exception_ptr(std::current_exception());
-    engaged_ = true;
+  // After run returned true: moves the value out and destroys the storage.
+  value_type take_value() {
+    struct destroy {
+      stored* p;
+      ~destroy() { p->~stored(); }
+    } guard{&value_};
+    if constexpr (std::is_void_v<R>)
+      return {};
+    else if constexpr (std::is_reference_v<R>)
+      return value_.get();
+    else
+      return std::move(value_);
   }
-  bool has_value() const noexcept { return engaged_; }
-  [[noreturn]] void rethrow() const { std::rethrow_exception(error_); }
+  // After run returned false: rethrows the exception (its storage destroyed first).
+  [[noreturn]] void rethrow_error() {
+    std::exception_ptr e = std::move(error_);
+    error_.~exception_ptr();
+    std::rethrow_exception(std::move(e));
+  }
+  // Destroys whatever run stored, unread (the join is being unwound by f's exception).
+  void discard(bool returned) noexcept {
+    if (returned)
+      value_.~stored();
+    else
+      error_.~exception_ptr();
+  }
 
  private:
   union {
+    stored value_;
     std::exception_ptr error_;
   };
-  bool engaged_ = false;
 };
 
 // Storage for a callable's result: void becomes std::monostate, a reference is kept as a

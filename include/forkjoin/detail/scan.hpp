@@ -35,23 +35,30 @@ inline constexpr std::size_t k_scan_block = 4096;
 template <class T>
 using scan_carries = std::array<T, 4>;
 
+// it[k] for an index held as size_t (the explicit conversion keeps -Wsign-conversion quiet
+// in the user's code, where these templates are instantiated).
+template <class It>
+decltype(auto) elem(It it, std::size_t k) {
+  return it[static_cast<std::iter_difference_t<It>>(k)];
+}
+
 template <class T, class It, class Op>
 scan_carries<T> scan_reduce_block(It x, std::size_t lo, std::size_t hi, Op& op) {
   const std::size_t len = hi - lo;
   if (len < 4) {
-    T a = x[lo];
-    for (std::size_t k = lo + 1; k < hi; ++k) a = std::invoke(op, std::move(a), x[k]);
+    T a = elem(x, lo);
+    for (std::size_t k = lo + 1; k < hi; ++k) a = std::invoke(op, std::move(a), elem(x, k));
     return {a, a, a, a};
   }
   const std::size_t q = len / 4, l1 = lo + q, l2 = lo + 2 * q, l3 = lo + 3 * q;
-  T a0 = x[lo], a1 = x[l1], a2 = x[l2], a3 = x[l3];
+  T a0 = elem(x, lo), a1 = elem(x, l1), a2 = elem(x, l2), a3 = elem(x, l3);
   for (std::size_t j = 1; j < q; ++j) {
-    a0 = std::invoke(op, std::move(a0), x[lo + j]);
-    a1 = std::invoke(op, std::move(a1), x[l1 + j]);
-    a2 = std::invoke(op, std::move(a2), x[l2 + j]);
-    a3 = std::invoke(op, std::move(a3), x[l3 + j]);
+    a0 = std::invoke(op, std::move(a0), elem(x, lo + j));
+    a1 = std::invoke(op, std::move(a1), elem(x, l1 + j));
+    a2 = std::invoke(op, std::move(a2), elem(x, l2 + j));
+    a3 = std::invoke(op, std::move(a3), elem(x, l3 + j));
   }
-  for (std::size_t k = l3 + q; k < hi; ++k) a3 = std::invoke(op, std::move(a3), x[k]);
+  for (std::size_t k = l3 + q; k < hi; ++k) a3 = std::invoke(op, std::move(a3), elem(x, k));
   T c2 = std::invoke(op, a0, std::move(a1));
   T c3 = std::invoke(op, c2, std::move(a2));
   T s = std::invoke(op, c3, std::move(a3));
@@ -68,16 +75,16 @@ void scan_block(It x, Out out, std::size_t lo, std::size_t hi, const T* p, const
     if constexpr (k_exclusive) {
       T r = *p;
       for (std::size_t k = lo; k < hi; ++k) {
-        T v = x[k];
-        out[k] = r;
+        T v = elem(x, k);
+        elem(out, k) = r;
         r = std::invoke(op, std::move(r), std::move(v));
       }
     } else {
-      T r = p != nullptr ? std::invoke(op, *p, x[lo]) : T(x[lo]);
-      out[lo] = r;
+      T r = p != nullptr ? std::invoke(op, *p, elem(x, lo)) : T(elem(x, lo));
+      elem(out, lo) = r;
       for (std::size_t k = lo + 1; k < hi; ++k) {
-        r = std::invoke(op, std::move(r), x[k]);
-        out[k] = r;
+        r = std::invoke(op, std::move(r), elem(x, k));
+        elem(out, k) = r;
       }
     }
     return;
@@ -88,43 +95,43 @@ void scan_block(It x, Out out, std::size_t lo, std::size_t hi, const T* p, const
   if constexpr (k_exclusive) {
     T r0 = *p;
     for (std::size_t j = 0; j < q; ++j) {
-      T v0 = x[lo + j], v1 = x[l1 + j], v2 = x[l2 + j], v3 = x[l3 + j];
-      out[lo + j] = r0;
-      out[l1 + j] = r1;
-      out[l2 + j] = r2;
-      out[l3 + j] = r3;
+      T v0 = elem(x, lo + j), v1 = elem(x, l1 + j), v2 = elem(x, l2 + j), v3 = elem(x, l3 + j);
+      elem(out, lo + j) = r0;
+      elem(out, l1 + j) = r1;
+      elem(out, l2 + j) = r2;
+      elem(out, l3 + j) = r3;
       r0 = std::invoke(op, std::move(r0), std::move(v0));
       r1 = std::invoke(op, std::move(r1), std::move(v1));
       r2 = std::invoke(op, std::move(r2), std::move(v2));
       r3 = std::invoke(op, std::move(r3), std::move(v3));
     }
     for (std::size_t k = l3 + q; k < hi; ++k) {
-      T v = x[k];
-      out[k] = r3;
+      T v = elem(x, k);
+      elem(out, k) = r3;
       r3 = std::invoke(op, std::move(r3), std::move(v));
     }
   } else {
-    T r0 = p != nullptr ? std::invoke(op, *p, x[lo]) : T(x[lo]);
-    r1 = std::invoke(op, std::move(r1), x[l1]);
-    r2 = std::invoke(op, std::move(r2), x[l2]);
-    r3 = std::invoke(op, std::move(r3), x[l3]);
-    out[lo] = r0;
-    out[l1] = r1;
-    out[l2] = r2;
-    out[l3] = r3;
+    T r0 = p != nullptr ? std::invoke(op, *p, elem(x, lo)) : T(elem(x, lo));
+    r1 = std::invoke(op, std::move(r1), elem(x, l1));
+    r2 = std::invoke(op, std::move(r2), elem(x, l2));
+    r3 = std::invoke(op, std::move(r3), elem(x, l3));
+    elem(out, lo) = r0;
+    elem(out, l1) = r1;
+    elem(out, l2) = r2;
+    elem(out, l3) = r3;
     for (std::size_t j = 1; j < q; ++j) {
-      r0 = std::invoke(op, std::move(r0), x[lo + j]);
-      r1 = std::invoke(op, std::move(r1), x[l1 + j]);
-      r2 = std::invoke(op, std::move(r2), x[l2 + j]);
-      r3 = std::invoke(op, std::move(r3), x[l3 + j]);
-      out[lo + j] = r0;
-      out[l1 + j] = r1;
-      out[l2 + j] = r2;
-      out[l3 + j] = r3;
+      r0 = std::invoke(op, std::move(r0), elem(x, lo + j));
+      r1 = std::invoke(op, std::move(r1), elem(x, l1 + j));
+      r2 = std::invoke(op, std::move(r2), elem(x, l2 + j));
+      r3 = std::invoke(op, std::move(r3), elem(x, l3 + j));
+      elem(out, lo + j) = r0;
+      elem(out, l1 + j) = r1;
+      elem(out, l2 + j) = r2;
+      elem(out, l3 + j) = r3;
     }
     for (std::size_t k = l3 + q; k < hi; ++k) {
-      r3 = std::invoke(op, std::move(r3), x[k]);
-      out[k] = r3;
+      r3 = std::invoke(op, std::move(r3), elem(x, k));
+      elem(out, k) = r3;
     }
   }
 }

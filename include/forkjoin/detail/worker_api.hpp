@@ -36,6 +36,91 @@ struct idle_count {
 // The hot-path form (push, loop splitting): one relaxed load of the word and this compare.
 inline constexpr bool wants_wake(std::uint64_t word) noexcept { return idle_count::decode(word).wants_wake(); }
 
+void wake_join_waiter(std::uint32_t waiter_index) noexcept;  // J2 saw that waiter asleep
+
+// The part of a join frame ([P-JOIN]) that the deque and the runtime's slow paths see: the
+// job header and the latch of the second branch. The join's common path constructs only
+// the header's execute pointer (and the frame's reference to g): the latch and stolen_by
+// are constructed by share(), when the frame leaves its deque's private part, published or
+// popped ([P-JOIN Share]). Until then the deque holds the frame in its private form,
+// `private_form()`, which only its owner's take-back matches.
+class join_frame_base : public job_header {
+ public:
+  // The latch word: k_done once the branch has run (k_failed too if it threw); before that,
+  // k_sleeping with the sleeping waiter's slot index above k_index_shift.
+  static constexpr std::uint32_t k_unset = 0, k_done = 1, k_failed = 2, k_sleeping = 4;
+  static constexpr unsigned k_index_shift = 3;
+  static constexpr std::uintptr_t k_private_bit = 1;  // set in a slot value: a frame's private form
+
+  job_header* private_form() noexcept {
+    // + rather than |: the same bits (frames are aligned), one lea from the frame's address
+    return reinterpret_cast<job_header*>(reinterpret_cast<std::uintptr_t>(this) + k_private_bit);
+  }
+  // The slot value x in its shared form; shares the frame first if x is a private form.
+  static job_header* shared(job_header* x) noexcept {
+    const auto bits = reinterpret_cast<std::uintptr_t>(x);
+    if ((bits & k_private_bit) == 0) [[likely]]
+      return x;
+    auto* frame = reinterpret_cast<join_frame_base*>(bits - k_private_bit);
+    frame->share();
+    return frame;
+  }
+
+  bool probe() const noexcept {
+    return (state_.load(std::memory_order_acquire) & k_done) != 0;  // [P-JOIN J3] pairs with J2 in set()
+  }
+  // After probe() returned true: whether the branch threw.
+  bool failed() const noexcept {
+    return (state_.load(std::memory_order_relaxed) & k_failed) != 0;  // relaxed: read after J3's acquire
+  }
+  // Waiter only: announce that it is about to sleep. False if the latch is already set.
+  bool try_announce_sleep(std::uint32_t waiter_index) noexcept {
+    std::uint32_t expected = k_unset;
+    return state_.compare_exchange_strong(expected, k_sleeping | (waiter_index << k_index_shift),
+                                          std::memory_order_acq_rel,
+                                          std::memory_order_acquire)  // [P-JOIN J4] pairs with J2
+           || (expected & k_done) == 0;                               // announced in an earlier round
+  }
+
+ protected:
+  explicit join_frame_base(execute_fn fn) noexcept : job_header(fn, unshared_tag{}) {}
+  // Called by whoever ran the branch as a job, as its very last access to the frame.
+  // `how`: k_done, or k_done | k_failed.
+  void set(std::uint32_t how) noexcept {
+    // [P-JOIN J1] the waiter's index comes back in J2's old value, and the pool is the
+    // setter's own: nothing of the frame is read after J2, when it may be gone.
+    const std::uint32_t old =
+        state_.exchange(how, std::memory_order_acq_rel);  // [P-JOIN J2] release pairs with J3; acquire with J4
+    if ((old & k_sleeping) != 0) wake_join_waiter(old >> k_index_shift);
+  }
+
+ private:
+  // [P-JOIN Share] on the owner, before the frame can be seen by anyone else: P3's fence
+  // publishes these stores with the slot, and a private pop runs the job on this thread.
+  void share() noexcept {
+    ::new (static_cast<void*>(&stolen_by)) std::atomic<std::int32_t>(-1);
+    ::new (static_cast<void*>(&state_)) std::atomic<std::uint32_t>(k_unset);
+  }
+
+  union {
+    std::atomic<std::uint32_t> state_;
+  };
+};
+
+// The deque's Share for jobs ([P-DEQUE Share]): join frames leave the private part shared.
+struct job_slots {
+  static constexpr bool k_rewrites = true;
+  static job_header* shared(job_header* x) noexcept { return join_frame_base::shared(x); }
+  // Written as the slot's distance from the frame's address rather than as a comparison
+  // with private_form(): gcc then keeps one register (the frame's address, which the slow
+  // paths need anyway) live across f, not two.
+  static bool is_private_form_of(job_header* slot_value, job_header* frame) noexcept {
+    return reinterpret_cast<std::uintptr_t>(slot_value) - reinterpret_cast<std::uintptr_t>(frame) ==
+           join_frame_base::k_private_bit;
+  }
+};
+using job_deque = chase_lev_deque<job_header*, job_slots>;
+
 // One slot of a pool as the inline templates see it: only what join, task_group, the loop
 // engine and push_job read. The compiled runtime keeps the rest of a slot's state (steal
 // and sleep bookkeeping, statistics) in forkjoin/pool_impl.hpp's worker_slot, derived from
@@ -45,7 +130,7 @@ struct alignas(k_cache_line) worker {
          const std::atomic<std::size_t>* injected = nullptr)
       : pool_(p), idle_word_(idle_word), injected_(injected), index_(index), pool_size_(pool_size) {}
 
-  chase_lev_deque<job_header*> deque_;
+  job_deque deque_;
   pool_impl* const pool_;
   const std::atomic<std::uint64_t>* const idle_word_;  // the pool's idle_count word, read relaxed
   const std::atomic<std::size_t>* const injected_;     // the pool's injected-job count, read relaxed [P-FAIR]
@@ -60,53 +145,29 @@ inline thread_local worker* tls_worker = nullptr;
 
 // Cold entry points of the compiled runtime.
 void on_new_internal_work(worker& w) noexcept;  // [P-POST] publish, wake one if nobody searches
-// on_new_internal_work for the job j just pushed: also records its spawn when tracing
-// ([P-TRACE Join]). on_new_split: the same for a loop split (join_published).
+// on_new_internal_work for the job j just pushed as itself (not in a private form): also
+// records its spawn when tracing ([P-TRACE Join]). on_new_split: the same for a loop split
+// (join_published), pushed in its private form.
 void on_new_job(worker& w, job_header* j) noexcept;
 void on_new_split(worker& w, job_header* j) noexcept;
+// push_job's slow path, on tls_worker: returns the slot written (before any publication).
+std::atomic<job_header*>* push_job_slow(job_header* slot_value, job_header* j);
 void wake_worker(worker& w) noexcept;  // wake w if it sleeps (a latch it waits on is set)
 
 // Owner thread only. Push a job the current thread will eventually run itself if nobody
 // steals it: no fence, no read-modify-write, and a wake-up only when [INV-WAKE] asks for one.
 // [P-POST Publish] the job stays private only while thieves still have an older public job
 // of this deque to take and nobody asked (idle workers ask: X1 when searching, X5 before
-// they park).
-inline void push_job(worker& w, job_header* j) {
-  w.deque_.push_private(j);
-  if (w.deque_.publish_requested()) [[unlikely]]
-    on_new_job(w, j);
+// they park). `slot_value`: what the slot holds, j or its private form ([P-JOIN Share]).
+// The request is read before the push: both are the owner's, and a request raised in
+// between is served at the next push as one raised just after. Every slow case (a request,
+// no room at hand) is one out-of-line call that finds the worker again itself, so the
+// caller keeps nothing in a register for it.
+inline std::atomic<job_header*>* push_job(worker& w, job_header* slot_value, job_header* j) {
+  if (w.deque_.publish_requested() || !w.deque_.can_push_fast()) [[unlikely]]
+    return push_job_slow(slot_value, j);
+  return w.deque_.push_fast(slot_value);
 }
-
-// Latch for join's second branch. Memory ordering: once probe() returns true, everything
-// the thief wrote before set() (result, exception) is visible to the waiter.
-class join_latch {
- public:
-  static constexpr std::uint32_t k_unset = 0, k_set = 1, k_sleeping = 2;
-  explicit join_latch(worker* waiter) noexcept : waiter_(waiter) {}
-
-  bool probe() const noexcept {
-    return state_.load(std::memory_order_acquire) == k_set;  // [P-JOIN J3] pairs with J2 in set()
-  }
-  // Called by the thief as its very last access to the join frame.
-  void set() noexcept {
-    worker* waiter = waiter_;  // [P-JOIN J1] read before J2: afterwards the frame may be gone
-    if (state_.exchange(k_set, std::memory_order_acq_rel) ==
-        k_sleeping)          // [P-JOIN J2] release pairs with J3; acquire with J4
-      wake_worker(*waiter);  // touches the worker slot only, which outlives the frame
-  }
-  // Waiter only: announce that it is about to sleep. False if the latch is already set.
-  bool try_announce_sleep() noexcept {
-    std::uint32_t expected = k_unset;
-    return state_.compare_exchange_strong(expected, k_sleeping, std::memory_order_acq_rel,
-                                          std::memory_order_acquire)  // [P-JOIN J4] pairs with J2
-           || expected == k_sleeping;
-  }
-
- private:
-  std::atomic<std::uint32_t> state_{k_unset};
-  worker* const waiter_;
-};
-
 // Latch for a task_group: pending children in the high 48 bits, the sleeping waiter's slot
 // index + 1 in the low 16 (0 = nobody sleeps). Once done() is true every child has finished
 // and its writes are visible.
@@ -147,11 +208,10 @@ class count_latch {
   std::atomic<std::uint64_t> state_{0};
 };
 
-void wait_for_join(worker& w, join_latch& latch, const job_header& stolen) noexcept;
-// join's slow path, when take_back_private failed: runs the jobs above `job` that f left
-// behind, then takes `job` back (true: the caller runs it inline) or, if a thief took it,
-// helps until its latch is set (false).
-bool reclaim_join_job(worker& w, job_header& job, join_latch& latch) noexcept;
+// join's slow path, when take_back_unshared failed: runs the jobs above `frame` that f left
+// behind, then takes `frame` back (true: the caller runs g inline) or, if it ran as a job
+// (stolen, or popped by a wait inside f), helps until its latch is set (false).
+bool reclaim_join_job(worker& w, join_frame_base& frame) noexcept;
 void wait_for_group(worker& w, count_latch& latch) noexcept;
 void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept;
 

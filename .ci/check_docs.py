@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""check_docs.py: the user documentation (README.md, docs/*.md) speaks to users, and its
+code is code that builds.
+
+1. No design step tags ([P-...], [INV-...]: those belong to forkjoin/DESIGN.md and the code
+   comments), no references to the project's internal history (issue numbers, sessions),
+   and no build directory of one preset hard-coded in docs/ (build/release/, build/dev/).
+2. Every fenced code block in C, C++ or CMake is preceded by a line
+   `<!-- snippet: PATH#NAME -->` naming a source file of the repository in which the same
+   text stands between a line containing `[doc:NAME]` and a line containing `[/doc]`
+   (compared after removing the region's common indentation). Those files are built and run
+   by the test suite (examples/doc_snippets.cpp, examples/openmp_side_by_side.cpp,
+   tests/package/consumer/CMakeLists.txt), so a snippet that drifts from them, or a new
+   snippet nobody compiles, fails here.
+
+Run from anywhere: python3 .ci/check_docs.py. Prints each problem and exits 1, or 0.
+"""
+
+import glob
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CODE_LANGS = {"c", "cpp", "c++", "cxx", "cmake"}
+FORBIDDEN = [
+    (re.compile(r"\[(P|INV)-[A-Z]"), "a design step tag (user docs name DESIGN.md's sections instead)"),
+    (re.compile(r"\bissues? #?\d+", re.I), "an issue number (internal history)"),
+    (re.compile(r"\bsessions?\b", re.I), "a session (internal history)"),
+]
+FORBIDDEN_IN_DOCS = [
+    (re.compile(r"\bbuild/(release|dev|asan|tsan|clang)/"), "one preset's build directory hard-coded"),
+]
+SNIPPET = re.compile(r"^<!--\s*snippet:\s*(\S+?)#(\S+)\s*-->\s*$")
+FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
+
+
+def dedent(lines):
+    indents = [len(l) - len(l.lstrip(" ")) for l in lines if l.strip()]
+    cut = min(indents) if indents else 0
+    return [l[cut:] if l.strip() else "" for l in lines]
+
+
+def region(path, name):
+    """The lines between the [doc:name] and [/doc] markers of path, or None."""
+    try:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        return None
+    for i, line in enumerate(lines):
+        if re.search(r"\[doc:%s\]" % re.escape(name), line):
+            for j in range(i + 1, len(lines)):
+                if "[/doc]" in lines[j]:
+                    return dedent(lines[i + 1 : j])
+            return None
+    return None
+
+
+def check_file(path, problems):
+    rel = os.path.relpath(path, ROOT)
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    rules = FORBIDDEN + (FORBIDDEN_IN_DOCS if rel.startswith("docs" + os.sep) else [])
+    in_code, lang, start, body, pending = False, "", 0, [], None
+    for n, line in enumerate(lines, 1):
+        for pattern, why in rules:
+            m = pattern.search(line)
+            if m:
+                problems.append("%s:%d: %s: '%s'" % (rel, n, why, m.group(0)))
+        fence = FENCE.match(line)
+        if not in_code:
+            m = SNIPPET.match(line.strip())
+            if m:
+                pending = (m.group(1), m.group(2), n)
+            elif fence:
+                in_code, lang, start, body = True, fence.group(2).lower(), n, []
+            elif line.strip():
+                pending = None
+            continue
+        if fence and not fence.group(2):
+            in_code = False
+            if lang in CODE_LANGS:
+                if pending is None:
+                    problems.append(
+                        "%s:%d: a %s block with no '<!-- snippet: PATH#NAME -->' line before it: put the code "
+                        "in a file the tests build, between [doc:NAME] and [/doc], and name it" % (rel, start, lang)
+                    )
+                else:
+                    src, name, at = pending
+                    want = region(src, name)
+                    got = dedent(body)
+                    if want is None:
+                        problems.append("%s:%d: snippet %s#%s: no [doc:%s] ... [/doc] region in %s" % (rel, at, src, name, name, src))
+                    elif got != want:
+                        diff = next((k for k in range(max(len(got), len(want))) if k >= len(got) or k >= len(want) or got[k] != want[k]), 0)
+                        problems.append(
+                            "%s:%d: the block differs from %s#%s at its line %d:\n  doc:    %r\n  source: %r"
+                            % (rel, start, src, name, diff + 1, got[diff] if diff < len(got) else "<end>", want[diff] if diff < len(want) else "<end>")
+                        )
+            pending = None
+        else:
+            body.append(line)
+    if in_code:
+        problems.append("%s:%d: a code block that never closes" % (rel, start))
+
+
+def main():
+    files = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    problems = []
+    for path in files:
+        check_file(path, problems)
+    for p in problems:
+        print("check_docs: " + p)
+    if problems:
+        return 1
+    print("check_docs: %d files: no internal references, every code snippet matches the file that builds it" % len(files))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
