@@ -202,7 +202,11 @@ void init_child(thread_state& ts, task* t, bool final) noexcept {
   t->npred.store(1, std::memory_order_relaxed);
 }
 
-void submit_task(thread_state& ts, task* t, bool if_clause, void** depend, bool detach) noexcept {
+namespace {
+// submit_task's body, inlined into GOMP_task's path: called, it put the gate's omp_task at 341
+// instructions a task against 312 inlined.
+[[gnu::always_inline]] inline void submit(thread_state& ts, task* t, bool if_clause, void** depend,
+                                          bool detach) noexcept {
   task* parent = t->parent;
   team& tm = *t->owner_team;
   // [P-OMP Task T1] undeferred: if(false), an included task of a final task, the throttle, or
@@ -254,6 +258,12 @@ void submit_task(thread_state& ts, task* t, bool if_clause, void** depend, bool 
   }
 }
 
+}  // namespace
+
+void submit_task(thread_state& ts, task* t, bool if_clause, void** depend, bool detach) noexcept {
+  submit(ts, t, if_clause, depend, detach);
+}
+
 void begin_undeferred(thread_state& ts, task* t) noexcept {
   ts.cur_task = t;
   t->children.owner = &ts;
@@ -295,7 +305,7 @@ void spawn(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_size, long
   prepare(t->data);
   t->fn = fn;
   init_child(ts, t, (flags & 2u) != 0);
-  submit_task(ts, t, if_clause, depend, detach != nullptr);
+  submit(ts, t, if_clause, depend, detach != nullptr);
 }
 
 // [P-OMP Taskloop] splits the loop into tasks whose argument blocks start with {lo, hi} in
