@@ -37,6 +37,9 @@ from testcase import Test  # noqa: E402  (beside this file)
 
 HERE = pathlib.Path(__file__).resolve().parent
 EXPECTED = HERE / "expected"
+# A reason starting so: the program passes or fails from run to run here (which pool thread
+# serves which team member); a pass is not counted as unexpected.
+EITHER = "either:"
 SETTINGS = HERE / "settings.txt"
 LIBOMP = "/usr/lib/llvm-14/lib/libomp.so.5"
 LIBGOMP = "/usr/lib/x86_64-linux-gnu/libgomp.so.1"
@@ -275,6 +278,9 @@ def report(suite, results, listed, compare, seconds, verbose):
     unexpected = []
     for r in ran:
         if compare and r.ok == (r.test.ident not in listed):
+            continue
+        if compare and r.ok and listed[r.test.ident].startswith(EITHER):
+            print(f"PASSED [{suite}] {r.test.ident}, listed as passing or failing by run")
             continue
         if compare:
             unexpected.append(r)
