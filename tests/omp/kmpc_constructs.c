@@ -125,7 +125,9 @@ int main(void) {
 
   /* two nowait loops with the same static schedule give iteration i to the same thread */
   {
-    static int owner[N];
+    /* one array per schedule: with nowait, a thread may write the second pair's owners while
+       another still reads the first pair's */
+    static int owner[N], owner5[N];
     int mismatch = 0;
 #pragma omp parallel reduction(+ : mismatch)
     {
@@ -135,10 +137,10 @@ int main(void) {
       for (int i = 0; i < N; ++i)
         if (owner[i] != omp_get_thread_num()) mismatch++;
 #pragma omp for schedule(static, 5) nowait
-      for (int i = 0; i < N; ++i) owner[i] = omp_get_thread_num();
+      for (int i = 0; i < N; ++i) owner5[i] = omp_get_thread_num();
 #pragma omp for schedule(static, 5) nowait
       for (int i = 0; i < N; ++i)
-        if (owner[i] != omp_get_thread_num()) mismatch++;
+        if (owner5[i] != omp_get_thread_num()) mismatch++;
     }
     CHECK(mismatch == 0);
   }
