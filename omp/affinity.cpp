@@ -24,6 +24,7 @@
 namespace forkjoin::omp {
 
 std::atomic<bool> g_display_affinity{false};
+std::atomic<bool> g_affinity_stdout{false};
 
 namespace {
 
@@ -207,7 +208,8 @@ std::string capture(const char* format) {
 
 void print_line(std::string line) {
   line += '\n';
-  std::fwrite(line.data(), 1, line.size(), stderr);  // one call: lines of several threads do not mix
+  // one call: lines of several threads do not mix (relaxed: g_affinity_stdout picks a stream)
+  std::fwrite(line.data(), 1, line.size(), g_affinity_stdout.load(std::memory_order_relaxed) ? stdout : stderr);
 }
 
 thread_local std::string tls_last_shown;

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 namespace forkjoin::omp {
-struct nest_lock;  // lock.hpp
+struct nest_slot;  // lock.hpp
 }
 
 extern "C" {
@@ -64,19 +64,19 @@ int omp_get_initial_device();
 int omp_pause_resource(int kind, int device);
 int omp_pause_resource_all(int kind);
 
-// locks (lock.cpp): omp_lock_t is the 4-byte mutex word, omp_nest_lock_t a nest_lock
+// locks (lock.cpp): omp_lock_t is the 4-byte mutex word, omp_nest_lock_t a nest_slot
 void omp_init_lock(std::uint32_t* l);
 void omp_init_lock_with_hint(std::uint32_t* l, int hint);
 void omp_destroy_lock(std::uint32_t* l);
 void omp_set_lock(std::uint32_t* l);
 void omp_unset_lock(std::uint32_t* l);
 int omp_test_lock(std::uint32_t* l);
-void omp_init_nest_lock(forkjoin::omp::nest_lock* l);
-void omp_init_nest_lock_with_hint(forkjoin::omp::nest_lock* l, int hint);
-void omp_destroy_nest_lock(forkjoin::omp::nest_lock* l);
-void omp_set_nest_lock(forkjoin::omp::nest_lock* l);
-void omp_unset_nest_lock(forkjoin::omp::nest_lock* l);
-int omp_test_nest_lock(forkjoin::omp::nest_lock* l);
+void omp_init_nest_lock(forkjoin::omp::nest_slot* l);
+void omp_init_nest_lock_with_hint(forkjoin::omp::nest_slot* l, int hint);
+void omp_destroy_nest_lock(forkjoin::omp::nest_slot* l);
+void omp_set_nest_lock(forkjoin::omp::nest_slot* l);
+void omp_unset_nest_lock(forkjoin::omp::nest_slot* l);
+int omp_test_nest_lock(forkjoin::omp::nest_slot* l);
 
 // tasks (detach.cpp)
 void omp_fulfill_event(void* event);

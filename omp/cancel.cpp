@@ -52,9 +52,9 @@ FORKJOIN_OMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
   team& t = *ts.cur_team;
   if ((which & k_cancel_taskgroup) != 0) {  // also outside every parallel region
     // [P-OMP Cancel K3] the innermost taskgroup construct: a worksharing construct's own
-    // group (reduction(task, ...), ws_red) is not one
+    // group (reduction(task, ...), in either front-end) is not one
     taskgroup* g = ts.cur_task->current_group;
-    while (g != nullptr && g->ws_red != nullptr && g->prev != nullptr) g = g->prev;
+    while (g != nullptr && g->workshare && g->prev != nullptr) g = g->prev;
     if (g != nullptr) g->cancelled.store(true, std::memory_order_relaxed);  // [P-OMP Cancel K3]
     return true;
   }

@@ -88,29 +88,26 @@ bool run_inbox_slow(thread_state& ts, bool any) noexcept {
   return true;
 }
 
-void run_undeferred_detached(thread_state& ts, task* t) noexcept {
-  task* prev = ts.cur_task;
-  ts.cur_task = t;
-  t->children.owner = &ts;
-  t->mark = ts.push_seq;
-  t->fn(t->data);
-  ts.cur_task = prev;
-  if (!detached_body_returned(t)) {
-    // [P-OMP Detach V6] the encountering task waits for the event, running its descendants
-    wait_ladder ladder;
-    for (;;) {
-      if (t->detach_left.load(std::memory_order_acquire) == 0) break;  // [P-OMP Detach V2] pairs with V2
-      if (run_own_descendant(ts)) {
-        ladder.restart();
-        continue;
-      }
-      if (ladder.climb()) continue;
-      std::uint32_t s = ts.wake.load(std::memory_order_acquire);       // [P-OMP Count C5] pairs with V6's wake
-      if (t->detach_left.load(std::memory_order_acquire) == 0) break;  // [P-OMP Detach V2] pairs with V2
-      futex_wait(ts.wake, s);
+void wait_for_event(thread_state& ts, task* t) noexcept {
+  // [P-OMP Detach V6] the encountering task waits for the event, running its descendants
+  wait_ladder ladder;
+  for (;;) {
+    if (t->detach_left.load(std::memory_order_acquire) == 0) break;  // [P-OMP Detach V2] pairs with V2
+    if (run_own_descendant(ts)) {
+      ladder.restart();
+      continue;
     }
+    if (ladder.climb()) continue;
+    std::uint32_t s = ts.wake.load(std::memory_order_acquire);       // [P-OMP Count C5] pairs with V6's wake
+    if (t->detach_left.load(std::memory_order_acquire) == 0) break;  // [P-OMP Detach V2] pairs with V2
+    futex_wait(ts.wake, s);
   }
-  finish_task(ts, t);
+}
+
+void run_undeferred_detached(thread_state& ts, task* t) noexcept {
+  begin_undeferred(ts, t);
+  t->fn(t->data);
+  end_undeferred(ts, t);
 }
 
 }  // namespace forkjoin::omp

@@ -20,6 +20,7 @@ struct doacross {
   std::uint64_t chunk = 0;
   std::uint64_t q = 0, r = 0;  // static without a chunk: count = q * nthreads + r
   std::size_t stride = 1;      // words between entries (a cache line for per-thread entries)
+  bool bits = false;           // one bit per iteration of the whole space instead of entries (X4)
   void* raw = nullptr;
   std::uint64_t* entries = nullptr;  // per entry: 1 + rank of its last posted iteration, 0 none
   event posted;                      // waiters park here ([P-OMP Wait])
@@ -66,17 +67,32 @@ doacross* current() noexcept {
   return w != nullptr ? w->dx : nullptr;
 }
 
-void post(doacross& dx, const std::uint64_t* v) noexcept {
+}  // namespace
+
+void doacross_post(doacross& dx, const std::uint64_t* v) noexcept {
   std::uint64_t rank;
   if (!rank_of(dx, v, rank)) return;
+  if (dx.bits) {
+    std::atomic_ref<std::uint64_t> word(dx.entries[rank / 64]);
+    word.fetch_or(std::uint64_t{1} << (rank % 64), std::memory_order_release);  // [P-OMP Doacross X4] pairs with X4
+    dx.posted.notify();                                                         // [P-OMP Wait W2]
+    return;
+  }
   std::atomic_ref<std::uint64_t> e(dx.entries[entry_of(dx, v[0]) * dx.stride]);
   e.store(rank + 1, std::memory_order_release);  // [P-OMP Doacross X2] pairs with X3's acquire
   dx.posted.notify();                            // [P-OMP Wait W2]
 }
 
-void wait(doacross& dx, const std::uint64_t* v) noexcept {
+void doacross_wait(doacross& dx, const std::uint64_t* v) noexcept {
   std::uint64_t rank;
   if (!rank_of(dx, v, rank)) return;  // outside the iteration space: nothing to wait for
+  if (dx.bits) {
+    std::atomic_ref<std::uint64_t> word(dx.entries[rank / 64]);
+    const std::uint64_t bit = std::uint64_t{1} << (rank % 64);
+    auto posted = [&] { return (word.load(std::memory_order_acquire) & bit) != 0; };  // [P-OMP Doacross X4]
+    if (!posted()) dx.posted.wait_until(posted, [] { return false; });
+    return;
+  }
   std::atomic_ref<std::uint64_t> e(dx.entries[entry_of(dx, v[0]) * dx.stride]);
   // [P-OMP Doacross X3] the entry's owner posts its iterations in increasing order: once it
   // posted v or a later one, v's writes are visible (acquire, pairs with X2)
@@ -85,6 +101,7 @@ void wait(doacross& dx, const std::uint64_t* v) noexcept {
   dx.posted.wait_until(done, [] { return false; });
 }
 
+namespace {
 // The sink vector of a wait: `first`, then ncounts - 1 more values of the same type.
 template <class T>
 void read_sink(const doacross& dx, T first, va_list ap, std::uint64_t* v) noexcept {
@@ -93,7 +110,8 @@ void read_sink(const doacross& dx, T first, va_list ap, std::uint64_t* v) noexce
 }
 }  // namespace
 
-doacross* doacross_create(const work_share& w, unsigned nthreads, unsigned ncounts, const std::uint64_t* counts) {
+doacross* doacross_create(int kind, std::uint64_t chunk, std::uint64_t count, unsigned nthreads, unsigned ncounts,
+                          const std::uint64_t* counts) {
   if (ncounts == 0 || ncounts > k_max_dims) fatal("a doacross loop with more than 64 ordered dimensions");
   auto* dx = new doacross;
   dx->ncounts = ncounts;
@@ -103,9 +121,8 @@ doacross* doacross_create(const work_share& w, unsigned nthreads, unsigned ncoun
   for (unsigned d = 0; d < ncounts; ++d)
     if (__builtin_mul_overflow(product, counts[d], &product))
       fatal("a doacross loop with 2^64 or more iterations is not supported");
-  dx->kind = w.kind;
-  dx->chunk = w.chunk;
-  const std::uint64_t count = w.count;
+  dx->kind = kind;
+  dx->chunk = chunk;
   std::uint64_t nentries;
   if (dx->kind == k_sched_static) {  // one entry per thread, a cache line each
     dx->q = count / nthreads;
@@ -113,7 +130,7 @@ doacross* doacross_create(const work_share& w, unsigned nthreads, unsigned ncoun
     nentries = nthreads;
     dx->stride = k_line_words;
   } else {
-    nentries = dx->kind == k_sched_dynamic ? count / w.chunk + (count % w.chunk != 0 ? 1 : 0) : count;
+    nentries = dx->kind == k_sched_dynamic ? count / chunk + (count % chunk != 0 ? 1 : 0) : count;
   }
   std::uint64_t words;
   if (__builtin_mul_overflow(nentries, std::uint64_t{dx->stride}, &words) || words > (SIZE_MAX - 64) / 8)
@@ -124,6 +141,26 @@ doacross* doacross_create(const work_share& w, unsigned nthreads, unsigned ncoun
   const auto base = reinterpret_cast<std::uintptr_t>(dx->raw);
   const std::uintptr_t line = forkjoin::detail::k_cache_line;
   dx->entries = reinterpret_cast<std::uint64_t*>((base + line - 1) / line * line);
+  return dx;
+}
+
+doacross* doacross_create_bits(unsigned nthreads, unsigned ncounts, const std::uint64_t* counts) {
+  if (ncounts == 0 || ncounts > k_max_dims) fatal("a doacross loop with more than 64 ordered dimensions");
+  auto* dx = new doacross;
+  dx->ncounts = ncounts;
+  dx->nthreads = nthreads;
+  dx->counts.assign(counts, counts + ncounts);
+  dx->bits = true;
+  std::uint64_t product = 1;
+  for (unsigned d = 0; d < ncounts; ++d)
+    if (__builtin_mul_overflow(product, counts[d], &product))
+      fatal("a doacross loop with 2^64 or more iterations is not supported");
+  const std::uint64_t words = product / 64 + 1;
+  if (words > (SIZE_MAX - 64) / 8) fatal("out of memory allocating a doacross loop's table");
+  // calloc: zeroed (nothing posted) and, for large tables, untouched until used
+  dx->raw = std::calloc(static_cast<std::size_t>(words) * 8, 1);
+  if (dx->raw == nullptr) fatal("out of memory allocating a doacross loop's table");
+  dx->entries = static_cast<std::uint64_t*>(dx->raw);
   return dx;
 }
 
@@ -148,7 +185,7 @@ void post_entry(const T* counts) {
   }
   std::uint64_t v[k_max_dims];
   for (unsigned d = 0; d < dx->ncounts; ++d) v[d] = static_cast<std::uint64_t>(counts[d]);
-  post(*dx, v);
+  doacross_post(*dx, v);
 }
 }  // namespace
 
@@ -163,7 +200,7 @@ FORKJOIN_OMP_EXPORT void GOMP_doacross_wait(long first, ...) {
   va_start(ap, first);
   read_sink<long>(*dx, first, ap, v);
   va_end(ap);
-  wait(*dx, v);
+  doacross_wait(*dx, v);
 }
 
 FORKJOIN_OMP_EXPORT void GOMP_doacross_ull_wait(ull first, ...) {
@@ -174,5 +211,5 @@ FORKJOIN_OMP_EXPORT void GOMP_doacross_ull_wait(ull first, ...) {
   va_start(ap, first);
   read_sink<ull>(*dx, first, ap, v);
   va_end(ap);
-  wait(*dx, v);
+  doacross_wait(*dx, v);
 }

@@ -4,14 +4,12 @@
 // variants take integer(8)/logical(8) arguments (the module's generic interfaces pick them, and
 // -fdefault-integer-8 programs call them). Each is a thin front-end over the C entry point.
 //
-// Kinds (gfortran 12's omp_lib_kinds): omp_lock_kind 4 is the C omp_lock_t itself;
-// omp_nest_lock_kind 8 is too small for the 16-byte nest lock, so it holds a pointer to one that
-// omp_init_nest_lock allocates and omp_destroy_nest_lock frees. Character arguments are passed
+// Kinds (gfortran 12's omp_lib_kinds): omp_lock_kind 4 is the C omp_lock_t itself, and
+// omp_nest_lock_kind 8 the C omp_nest_lock_t's slot (lock.hpp's nest_slot). Character arguments are passed
 // as an address plus a hidden length (size_t) after the explicit arguments, not NUL-terminated:
 // results are blank-padded. omp_fulfill_event takes its handle by value (the module's VALUE).
 #include <climits>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,19 +17,13 @@
 #include "internal.hpp"
 #include "lock.hpp"
 
-using forkjoin::omp::nest_lock;
+using forkjoin::omp::nest_slot;
 
 namespace {
 
 // An integer(8) argument where the C API takes an int: saturated, never wrapped.
 int to_int(std::int64_t v) noexcept { return v < INT_MIN ? INT_MIN : v > INT_MAX ? INT_MAX : static_cast<int>(v); }
 std::int32_t to_int32(std::size_t v) noexcept { return v > INT32_MAX ? INT32_MAX : static_cast<std::int32_t>(v); }
-
-nest_lock* nest_of(const std::int64_t* arg) noexcept {
-  nest_lock* l = nullptr;
-  std::memcpy(&l, arg, sizeof l);
-  return l;
-}
 
 constexpr unsigned k_monotonic = 0x80000000u;  // omp_sched_monotonic: gfortran 12's omp_lib has no such kind
 
@@ -149,29 +141,17 @@ FJ_FORTRAN_LOCK(omp_destroy_lock, void, (std::uint32_t * l)) { omp_destroy_lock(
 FJ_FORTRAN_LOCK(omp_set_lock, void, (std::uint32_t * l)) { omp_set_lock(l); }
 FJ_FORTRAN_LOCK(omp_unset_lock, void, (std::uint32_t * l)) { omp_unset_lock(l); }
 FJ_FORTRAN_LOCK(omp_test_lock, std::int32_t, (std::uint32_t * l)) { return omp_test_lock(l); }
-FJ_FORTRAN_LOCK(omp_init_nest_lock, void, (std::int64_t * arg)) {
-  auto* l = new nest_lock;
-  omp_init_nest_lock(l);
-  std::memcpy(arg, &l, sizeof l);
-}
-FJ_FORTRAN_LOCK(omp_destroy_nest_lock, void, (std::int64_t * arg)) {
-  nest_lock* l = nest_of(arg);
-  if (l == nullptr) return;
-  omp_destroy_nest_lock(l);
-  delete l;
-  *arg = 0;
-}
-FJ_FORTRAN_LOCK(omp_set_nest_lock, void, (std::int64_t * arg)) { omp_set_nest_lock(nest_of(arg)); }
-FJ_FORTRAN_LOCK(omp_unset_nest_lock, void, (std::int64_t * arg)) { omp_unset_nest_lock(nest_of(arg)); }
-FJ_FORTRAN_LOCK(omp_test_nest_lock, std::int32_t, (std::int64_t * arg)) { return omp_test_nest_lock(nest_of(arg)); }
+FJ_FORTRAN_LOCK(omp_init_nest_lock, void, (nest_slot * s)) { omp_init_nest_lock(s); }
+FJ_FORTRAN_LOCK(omp_destroy_nest_lock, void, (nest_slot * s)) { omp_destroy_nest_lock(s); }
+FJ_FORTRAN_LOCK(omp_set_nest_lock, void, (nest_slot * s)) { omp_set_nest_lock(s); }
+FJ_FORTRAN_LOCK(omp_unset_nest_lock, void, (nest_slot * s)) { omp_unset_nest_lock(s); }
+FJ_FORTRAN_LOCK(omp_test_nest_lock, std::int32_t, (nest_slot * s)) { return omp_test_nest_lock(s); }
 
 FORKJOIN_OMP_EXPORT void omp_init_lock_with_hint_(std::uint32_t* l, const std::int32_t* hint) {
   omp_init_lock_with_hint(l, *hint);
 }
-FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint_(std::int64_t* arg, const std::int32_t* hint) {
-  auto* l = new nest_lock;
-  omp_init_nest_lock_with_hint(l, *hint);
-  std::memcpy(arg, &l, sizeof l);
+FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint_(nest_slot* s, const std::int32_t* hint) {
+  omp_init_nest_lock_with_hint(s, *hint);
 }
 
 // ---- tasks, resources, allocators ---------------------------------------------------------------

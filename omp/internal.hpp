@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "forkjoin/detail/atomic.hpp"
@@ -123,6 +124,14 @@ inline void show_affinity() noexcept {
   // relaxed: a flag written once while the configuration is read, before any region
   if (g_display_affinity.load(std::memory_order_relaxed)) [[unlikely]]
     show_affinity_slow();
+}
+// Affinity lines go to stderr, as libgomp prints them, until the KMPC front-end displays one or
+// starts a region while OMP_DISPLAY_AFFINITY is on: from then on to stdout, as libomp prints
+// them (a clang program's first region comes before its first line).
+extern std::atomic<bool> g_affinity_stdout;
+inline void kmpc_affinity_to_stdout() noexcept {
+  // relaxed: it only picks a stream; a team's threads see it after the region's start
+  if (!g_affinity_stdout.load(std::memory_order_relaxed)) g_affinity_stdout.store(true, std::memory_order_relaxed);
 }
 
 // ---- waiting ([P-OMP Wait]) --------------------------------------------------------------
@@ -269,6 +278,8 @@ struct taskgroup {
   std::atomic<bool> cancelled{false};    // [P-OMP Cancel K3]
   std::uintptr_t* reductions = nullptr;  // task reductions in scope: its own or the enclosing group's ([P-OMP Reduce])
   ws_reduction* ws_red = nullptr;        // a worksharing construct's reduction(task, ...) group (R5)
+  void* kmpc_red = nullptr;              // the KMPC front-end's task reductions of this group (kmpc_taskred.cpp)
+  bool workshare = false;  // a worksharing construct's own group (reduction(task, ...)), not a taskgroup construct
 };
 
 // [P-OMP Reduce R1] (reduction.cpp) allocates the per-thread copies of the task-reduction
@@ -310,6 +321,22 @@ struct task {
 
 void run_task(thread_state& ts, task* t) noexcept;
 void finish_task(thread_state& ts, task* t) noexcept;  // [P-OMP Task T4]
+// [P-OMP Task] t (allocated by a front-end, its body and data set) becomes a child of the
+// current task: its team, ICVs and taskgroup. `final`: the task's final clause.
+void init_child(thread_state& ts, task* t, bool final) noexcept;
+// Then runs it now (undeferred, T1) or queues it (T2), after the dependences of `depend`
+// (libgomp's array format, [P-OMP Depend]); `detach`: its event is registered.
+void submit_task(thread_state& ts, task* t, bool if_clause, void** depend, bool detach) noexcept;
+// An undeferred child whose body the caller runs itself between the two calls (the KMPC if(0)
+// form): begin makes it the current task; end restores its parent, waits for its event if it
+// is detached ([P-OMP Detach V6]) and completes it.
+void begin_undeferred(thread_state& ts, task* t) noexcept;
+void end_undeferred(thread_state& ts, task* t) noexcept;
+// taskgroup: start makes a new group current; wait runs the current task's descendants until
+// the group's tasks finished; pop makes the enclosing group current and frees g.
+taskgroup* taskgroup_start(thread_state& ts);
+void taskgroup_wait(thread_state& ts, taskgroup& g) noexcept;
+void taskgroup_pop(thread_state& ts, taskgroup* g) noexcept;
 
 // [P-OMP Detach] (detach.cpp). A new detached task's event handle, registered until fulfilled.
 void* register_event(task* t);
@@ -318,6 +345,9 @@ void* register_event(task* t);
 bool detached_body_returned(task* t) noexcept;
 // Runs an undeferred (if(false) or included) detached task: its body, then waits for its event.
 void run_undeferred_detached(thread_state& ts, task* t) noexcept;
+// [P-OMP Detach V6] the encountering thread of an undeferred detached task whose body returned
+// before its event was fulfilled waits for the event, running its own descendants.
+void wait_for_event(thread_state& ts, task* t) noexcept;
 // The team's inbox: tasks made ready, or detached tasks to finish, by threads that may not push
 // on the team's deques. Takes one entry (a descendant of the current task unless `any`) and
 // runs or finishes it; true if it did. run_inbox (after team) checks the head first.
@@ -359,7 +389,8 @@ struct alignas(forkjoin::detail::k_cache_line) work_share {
   bool fetch_add_ok = false;  // next + nthreads * chunk cannot overflow
   std::uint64_t count = 0;
   std::uint64_t chunk = 0;
-  std::uint64_t start = 0;  // as the caller's type, bit-cast to 64 bits
+  std::uint64_t multiple = 1;  // guided chunks but the last are multiples of it (KMPC's simd schedules)
+  std::uint64_t start = 0;     // as the caller's type, bit-cast to 64 bits
   std::uint64_t end = 0;
   std::uint64_t incr = 0;
   alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> next{0};
@@ -458,6 +489,23 @@ struct team {
 
 inline bool run_inbox(thread_state& ts, bool any) noexcept;
 
+// A doacross loop of the KMPC front-end: its table's work share and, per ordered dimension,
+// the first value and the step that number its iterations.
+struct kmpc_doacross {
+  work_share* slot = nullptr;
+  std::vector<std::pair<std::int64_t, std::int64_t>> dims;
+};
+
+// What the KMPC front-end (kmpc_*.cpp, LLVM's OpenMP ABI) keeps for a thread between calls.
+struct kmpc_thread {
+  unsigned push_threads = 0;            // __kmpc_push_num_threads for the next region (0: none)
+  unsigned push_bind = 0;               // __kmpc_push_proc_bind for the next region (0: none)
+  unsigned push_teams = 0;              // __kmpc_push_num_teams for the next teams construct (0: none)
+  unsigned push_team_limit = 0;         // ... its thread_limit (0: none)
+  int reduce_method = 0;                // what __kmpc_reduce* returned, for __kmpc_end_reduce*
+  std::vector<kmpc_doacross> doacross;  // the doacross loops this thread is in, innermost last
+};
+
 // One per OS thread that uses the runtime. Lives until the process ends (team threads and
 // latches point at it).
 struct thread_state {
@@ -496,6 +544,8 @@ struct thread_state {
   // (hot[level - 1]), kept for its next region of that level and size
   static constexpr unsigned k_hot_levels = 4;
   team* hot[k_hot_levels] = {};
+  int gtid = 0;      // the thread's number in the process, in creation order (the KMPC ABI's global thread id)
+  kmpc_thread kmpc;  // the KMPC front-end's state between its calls
 };
 
 inline bool run_inbox(thread_state& ts, bool any) noexcept {
@@ -515,6 +565,7 @@ inline thread_state& self() noexcept {
 inline thread_state* self_if_any() noexcept { return tls_state; }  // null on a thread that never used the runtime
 // Makes ts the calling thread's state: a new spare thread takes over a retired one's.
 void adopt_self(thread_state& ts) noexcept;
+int thread_count() noexcept;  // threads that got a thread_state so far
 // Thread `id`'s turn in team t: the one place where a team thread starts its part of a
 // region (the primary in begin_region, the others in run_member), before the region's body.
 void start_turn(thread_state& ts, team& t, unsigned id) noexcept;
@@ -590,12 +641,26 @@ void partition_of(const team& t, unsigned id, int& lo, int& len) noexcept;
 // initialise it and then call ws_publish.
 bool ws_enter(thread_state& ts) noexcept;
 void ws_publish(thread_state& ts) noexcept;
-void ws_leave(thread_state& ts) noexcept;  // this thread is done with the current work share
+void ws_leave(thread_state& ts) noexcept;                      // this thread is done with the current work share
+void ws_leave_slot(thread_state& ts, work_share& w) noexcept;  // ... with w, entered earlier
 // After ws_enter, the creator having described the work share (and set dx): sets up the
 // team-shared buffer of *mem bytes (mem non-null) and the task reductions of `reductions`
 // (non-null: a workshare taskgroup starts), publishes the work share if `creator`, then
 // stores the buffer in *mem and attaches this thread to the reductions ([P-OMP WS W4]).
 void ws_publish_extras(thread_state& ts, bool creator, std::uintptr_t* reductions, void** mem);
+
+// Describes a loop of `count` iterations in w (the creator, before W2): schedule kind and
+// chunk as GOMP_loop_*_start take them; the caller maps iteration numbers to its own values.
+void init_loop_space(work_share& w, unsigned nthreads, std::uint64_t count, std::uint64_t chunk, int kind,
+                     bool ordered) noexcept;
+void runtime_schedule(thread_state& ts, int& kind, std::uint64_t& chunk) noexcept;  // run-sched-var
+// The calling thread's next chunk [lo, hi) of iteration numbers of its current loop (handing
+// on the ordered turn, [P-OMP Ordered]), or false.
+bool loop_next(thread_state& ts, std::uint64_t& lo, std::uint64_t& hi) noexcept;
+void end_loop(thread_state& ts) noexcept;       // hands on the ordered turn, leaves the work share
+void ordered_start(thread_state& ts) noexcept;  // waits for the ordered turn ([P-OMP Ordered] O2)
+// [P-OMP WS S1] true for the one thread of the team that runs the next plain single.
+bool single_start(thread_state& ts) noexcept;
 
 // ---- reduction(task, ...) on worksharing constructs (reduction.cpp, [P-OMP Reduce R5]) ----
 
@@ -607,7 +672,14 @@ void ws_reductions_enter(thread_state& ts, work_share& w, std::uintptr_t* data, 
 
 // The creator of a doacross loop's work share: the posted-iteration table for ncounts
 // dimensions of counts[d] iterations each, over the loop w describes (schedule, chunk).
-doacross* doacross_create(const work_share& w, unsigned nthreads, unsigned ncounts, const std::uint64_t* counts);
+doacross* doacross_create(int kind, std::uint64_t chunk, std::uint64_t count, unsigned nthreads, unsigned ncounts,
+                          const std::uint64_t* counts);
+// A table of one bit per iteration of the whole space, whatever the schedule and however the
+// loops are collapsed (the KMPC front-end's doacross loops: [P-OMP Doacross] X4).
+doacross* doacross_create_bits(unsigned nthreads, unsigned ncounts, const std::uint64_t* counts);
 void doacross_free(doacross* dx) noexcept;
+// Post and wait for the iteration vector v (ncounts values, each numbered from 0).
+void doacross_post(doacross& dx, const std::uint64_t* v) noexcept;
+void doacross_wait(doacross& dx, const std::uint64_t* v) noexcept;
 
 }  // namespace forkjoin::omp

@@ -1,6 +1,8 @@
-// lock.cpp: the futex mutex of lock.hpp and the omp_*_lock API on it. omp_lock_t is 4 bytes
-// (the mutex word); omp_nest_lock_t is 16: {mutex word, depth, owner task}. Nest locks are
-// owned by the task that set them, as OpenMP specifies. [P-OMP Lock]
+// lock.cpp: the futex mutex of lock.hpp and the omp_*_lock API on it. omp_lock_t is the mutex
+// word (4 bytes of libgomp's 4, libomp's 8); omp_nest_lock_t holds a pointer to a heap record
+// {mutex word, depth, owner task} (8 bytes of libgomp's 16, libomp's 8: one implementation
+// for every ABI, whichever version a program binds). Nest locks are owned by the task that
+// set them, as OpenMP specifies. [P-OMP Lock]
 #include "lock.hpp"
 
 #include <type_traits>
@@ -31,12 +33,26 @@ void mutex_unlock_slow(std::uint32_t* word) noexcept {
 
 namespace {
 std::atomic_ref<void*> owner_of(nest_lock* l) noexcept { return std::atomic_ref<void*>(l->owner); }
+std::atomic_ref<nest_lock*> record_of(nest_slot* s) noexcept { return std::atomic_ref<nest_lock*>(s->record); }
 }  // namespace
 
-void nest_init(nest_lock* l) noexcept {
-  l->word = 0;
-  l->depth = 0;
-  l->owner = nullptr;
+// [P-OMP Lock L3] a lock used without omp_init_nest_lock (zero-initialised) gets its record on
+// first use; racing first users install one with a CAS and the loser frees its own.
+nest_lock* nest_record(nest_slot* s) noexcept {
+  nest_lock* l = record_of(s).load(std::memory_order_acquire);  // [P-OMP Lock L3] pairs with the install
+  if (l != nullptr) return l;
+  auto* fresh = new nest_lock{0, 0, nullptr};
+  if (record_of(s).compare_exchange_strong(l, fresh, std::memory_order_acq_rel,
+                                           std::memory_order_acquire))  // [P-OMP Lock L3] pairs with the loads
+    return fresh;
+  delete fresh;
+  return l;
+}
+void nest_init(nest_slot* s) noexcept {
+  record_of(s).store(new nest_lock{0, 0, nullptr}, std::memory_order_release);  // [P-OMP Lock L3] the install
+}
+void nest_destroy(nest_slot* s) noexcept {
+  delete record_of(s).exchange(nullptr, std::memory_order_acq_rel);  // [P-OMP Lock L3] pairs with the install
 }
 void nest_set(nest_lock* l, void* me) noexcept {
   // only the owner itself can have stored `me`, so a relaxed read suffices to recognise it
@@ -63,7 +79,7 @@ int nest_test(nest_lock* l, void* me) noexcept {
 
 using namespace forkjoin::omp;
 
-static_assert(sizeof(forkjoin::omp::nest_lock) == 16);
+static_assert(sizeof(nest_slot) == 8, "omp_nest_lock_t is 8 bytes in libomp's omp.h and gfortran's omp_lib");
 
 namespace {
 void* current_task() noexcept { return self().cur_task; }  // OpenMP 3.0 on: tasks own nest locks
@@ -84,13 +100,15 @@ FJ_OMP_3_0(omp_destroy_lock, forkjoin_omp_destroy_lock, void, (std::uint32_t*)) 
 FJ_OMP_3_0(omp_set_lock, forkjoin_omp_set_lock, void, (std::uint32_t * l)) { mutex_lock(l); }
 FJ_OMP_3_0(omp_unset_lock, forkjoin_omp_unset_lock, void, (std::uint32_t * l)) { mutex_unlock(l); }
 FJ_OMP_3_0(omp_test_lock, forkjoin_omp_test_lock, int, (std::uint32_t * l)) { return mutex_try_lock(l) ? 1 : 0; }
-FJ_OMP_3_0(omp_init_nest_lock, forkjoin_omp_init_nest_lock, void, (nest_lock * l)) { nest_init(l); }
-FJ_OMP_3_0(omp_destroy_nest_lock, forkjoin_omp_destroy_nest_lock, void, (nest_lock*)) {}
-FJ_OMP_3_0(omp_set_nest_lock, forkjoin_omp_set_nest_lock, void, (nest_lock * l)) { nest_set(l, current_task()); }
-FJ_OMP_3_0(omp_unset_nest_lock, forkjoin_omp_unset_nest_lock, void, (nest_lock * l)) { nest_unset(l); }
-FJ_OMP_3_0(omp_test_nest_lock, forkjoin_omp_test_nest_lock, int, (nest_lock * l)) {
-  return nest_test(l, current_task());
+FJ_OMP_3_0(omp_init_nest_lock, forkjoin_omp_init_nest_lock, void, (nest_slot * s)) { nest_init(s); }
+FJ_OMP_3_0(omp_destroy_nest_lock, forkjoin_omp_destroy_nest_lock, void, (nest_slot * s)) { nest_destroy(s); }
+FJ_OMP_3_0(omp_set_nest_lock, forkjoin_omp_set_nest_lock, void, (nest_slot * s)) {
+  nest_set(nest_record(s), current_task());
+}
+FJ_OMP_3_0(omp_unset_nest_lock, forkjoin_omp_unset_nest_lock, void, (nest_slot * s)) { nest_unset(nest_record(s)); }
+FJ_OMP_3_0(omp_test_nest_lock, forkjoin_omp_test_nest_lock, int, (nest_slot * s)) {
+  return nest_test(nest_record(s), current_task());
 }
 
 FORKJOIN_OMP_EXPORT void omp_init_lock_with_hint(std::uint32_t* l, int) { *l = 0; }
-FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint(nest_lock* l, int) { nest_init(l); }
+FORKJOIN_OMP_EXPORT void omp_init_nest_lock_with_hint(nest_slot* s, int) { nest_init(s); }

@@ -1,6 +1,6 @@
 // lock.hpp: a three-state futex mutex (0 free, 1 locked, 2 locked with waiters) on a 32-bit
-// word that lives in user memory: omp_lock_t, the first word of omp_nest_lock_t, and the
-// 8-byte slots of named critical sections. [P-OMP Lock]
+// word that lives in user memory: omp_lock_t, the first word of a nest lock's record, and the
+// slots of named critical sections. [P-OMP Lock]
 #pragma once
 
 #include <atomic>
@@ -14,16 +14,28 @@
 
 namespace forkjoin::omp {
 
-// omp_nest_lock_t (16 bytes, as libgomp's): the mutex word, the depth, and the owning task.
+// A nest lock's record: the mutex word, the depth, and the owner (a task, or for the OpenMP
+// 2.5 forms a thread).
 struct nest_lock {
   std::uint32_t word;
   int depth;
   void* owner;
 };
 
+// The user's omp_nest_lock_t (its first 8 bytes: libgomp's is 16, libomp's and gfortran's
+// omp_nest_lock_kind 8): the record's address, or null before the first use. [P-OMP Lock L3]
+struct nest_slot {
+  nest_lock* record;
+};
+
+// [P-OMP Lock L3] the slot's record, made on first use when the slot is null; init stores a
+// fresh one, destroy takes it back and frees it.
+nest_lock* nest_record(nest_slot* s) noexcept;
+void nest_init(nest_slot* s) noexcept;
+void nest_destroy(nest_slot* s) noexcept;
+
 // The nest lock protocol on top of the mutex, for an owner that the caller names: the current
 // task (omp_*_nest_lock) or the calling thread (the OpenMP 2.5 forms, lock_compat.cpp).
-void nest_init(nest_lock* l) noexcept;
 void nest_set(nest_lock* l, void* owner) noexcept;
 void nest_unset(nest_lock* l) noexcept;
 int nest_test(nest_lock* l, void* owner) noexcept;  // the new depth, 0 when another owner holds it

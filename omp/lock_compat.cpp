@@ -1,8 +1,9 @@
 // lock_compat.cpp: the lock routines of the OpenMP 2.5 ABI, version node OMP_1.0, which
 // binaries built by gcc < 4.4 reference (C and Fortran alike: both pass the lock's address).
-// There, omp_lock_t is the same 4-byte word as today; omp_nest_lock_t is 8 bytes (4-aligned),
-// too small for the 16-byte nest lock, so it holds a pointer to one allocated by init and freed
-// by destroy. Nest locks of OpenMP 2.5 are owned by threads, not tasks. [P-OMP Lock]
+// There, omp_lock_t is the same 4-byte word as today and omp_nest_lock_t 8 bytes that hold a
+// nest lock record's address, as today's, but only 4-aligned: too little for an atomic access,
+// so the address is copied in and out, and init is required (no record made on first use).
+// Nest locks of OpenMP 2.5 are owned by threads, not tasks. [P-OMP Lock]
 #include <cstdint>
 #include <cstring>
 
@@ -37,8 +38,7 @@ FJ_OMP_1_0(omp_unset_lock, void, (std::uint32_t * l)) { omp_unset_lock(l); }
 FJ_OMP_1_0(omp_test_lock, int, (std::uint32_t * l)) { return omp_test_lock(l); }
 
 FJ_OMP_1_0(omp_init_nest_lock, void, (void* slot)) {
-  auto* l = new nest_lock;
-  nest_init(l);
+  auto* l = new nest_lock{0, 0, nullptr};
   std::memcpy(slot, &l, sizeof l);
 }
 FJ_OMP_1_0(omp_destroy_nest_lock, void, (void* slot)) {

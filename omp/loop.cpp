@@ -43,9 +43,14 @@ void ws_publish(thread_state& ts) noexcept {
 }
 
 void ws_leave(thread_state& ts) noexcept {
-  team& t = *ts.cur_team;
   work_share* w = ts.cur_ws;
   ts.cur_ws = nullptr;
+  ws_leave_slot(ts, *w);
+}
+
+void ws_leave_slot(thread_state& ts, work_share& slot) noexcept {
+  team& t = *ts.cur_team;
+  work_share* w = &slot;
   // [P-OMP WS W4] the last user frees the buffer and the doacross table; every other user's
   // last access to them happened before its decrement, and the slot's next creator (W1)
   // comes after the W3 decrement that follows
@@ -83,9 +88,24 @@ void ws_publish_extras(thread_state& ts, bool creator, std::uintptr_t* reduction
   if (mem != nullptr) *mem = w.mem;
 }
 
-namespace {
-
 // ---- the iteration space -----------------------------------------------------------------
+
+void init_loop_space(work_share& w, unsigned nthreads, std::uint64_t count, std::uint64_t chunk, int kind,
+                     bool ordered) noexcept {
+  w.ordered = ordered;
+  w.count = count;
+  if (kind == k_sched_auto) kind = k_sched_static;
+  if (kind != k_sched_static && chunk == 0) chunk = 1;
+  if (count != 0 && chunk > count) chunk = count;
+  w.kind = kind;
+  w.chunk = chunk;
+  w.multiple = 1;
+  w.fetch_add_ok = chunk <= (std::numeric_limits<std::uint64_t>::max() - count) / (std::uint64_t{nthreads} + 1);
+  w.next.store(0, std::memory_order_relaxed);
+  w.ordered_next.store(0, std::memory_order_relaxed);
+}
+
+namespace {
 
 // Sets up w for the loop `for (v = start; v < end (up) or v > end; v += incr)`, in the
 // space of iteration numbers [0, count). incr is the caller's increment bit-cast to 64 bits
@@ -93,7 +113,6 @@ namespace {
 void init_loop(work_share& w, unsigned nthreads, bool is_ull, bool up, std::uint64_t start, std::uint64_t end,
                std::uint64_t incr, std::uint64_t chunk, int kind, bool ordered) {
   w.is_ull = is_ull;
-  w.ordered = ordered;
   w.start = start;
   w.end = end;
   w.incr = incr;
@@ -111,22 +130,7 @@ void init_loop(work_share& w, unsigned nthreads, bool is_ull, bool up, std::uint
     std::uint64_t step = up ? incr : std::uint64_t{0} - incr;
     count = diff / step + (diff % step != 0 ? 1 : 0);
   }
-  w.count = count;
-  if (kind == k_sched_auto) kind = k_sched_static;
-  if (kind != k_sched_static && chunk == 0) chunk = 1;
-  if (count != 0 && chunk > count) chunk = count;
-  w.kind = kind;
-  w.chunk = chunk;
-  w.fetch_add_ok = chunk <= (std::numeric_limits<std::uint64_t>::max() - count) / (std::uint64_t{nthreads} + 1);
-  w.next.store(0, std::memory_order_relaxed);
-  w.ordered_next.store(0, std::memory_order_relaxed);
-}
-
-// Resolves schedule(runtime) through run-sched-var.
-void runtime_schedule(thread_state& ts, int& kind, std::uint64_t& chunk) {
-  const icv& v = ts.cur_task->icvs;
-  kind = v.run_sched;
-  chunk = static_cast<std::uint64_t>(v.run_chunk);
+  init_loop_space(w, nthreads, count, chunk, kind, ordered);
 }
 
 // The next chunk [lo, hi) of iteration numbers for this thread, or false.
@@ -172,6 +176,8 @@ bool next_chunk(thread_state& ts, work_share& w, std::uint64_t& lo, std::uint64_
         std::uint64_t rem = count - lo;
         q = rem / n + (rem % n != 0 ? 1 : 0);
         if (q < w.chunk) q = w.chunk;
+        if (w.multiple > 1) [[unlikely]]
+          q = (q + w.multiple - 1) / w.multiple * w.multiple;
         if (q > rem) q = rem;
       } while (!w.next.compare_exchange_weak(lo, lo + q, std::memory_order_relaxed));
       hi = lo + q;
@@ -197,7 +203,15 @@ void pass_ordered_turn(thread_state& ts, work_share& w) {
   ts.cur_team->wakeup.notify();
 }
 
-bool loop_next(thread_state& ts, std::uint64_t& lo, std::uint64_t& hi) {
+}  // namespace
+
+void runtime_schedule(thread_state& ts, int& kind, std::uint64_t& chunk) noexcept {
+  const icv& v = ts.cur_task->icvs;
+  kind = v.run_sched;
+  chunk = static_cast<std::uint64_t>(v.run_chunk);
+}
+
+bool loop_next(thread_state& ts, std::uint64_t& lo, std::uint64_t& hi) noexcept {
   work_share& w = *ts.cur_ws;
   if (w.ordered && ts.have_chunk) pass_ordered_turn(ts, w);
   if (!next_chunk(ts, w, lo, hi)) return false;
@@ -206,6 +220,20 @@ bool loop_next(thread_state& ts, std::uint64_t& lo, std::uint64_t& hi) {
   ts.have_chunk = true;
   return true;
 }
+
+void end_loop(thread_state& ts) noexcept {
+  work_share& w = *ts.cur_ws;
+  if (w.ordered && ts.have_chunk) pass_ordered_turn(ts, w);
+  ws_leave(ts);
+}
+
+void ordered_start(thread_state& ts) noexcept {
+  work_share* w = ts.cur_ws;
+  if (w == nullptr || !w->ordered || !ts.have_chunk) return;  // outside an ordered loop: nothing to order
+  wait_ordered_turn(ts, *w);
+}
+
+namespace {
 
 // Chunk bounds in the caller's space; the last chunk ends exactly at `end` (which need not
 // be start + count * incr, and whose computation could overflow).
@@ -243,7 +271,7 @@ thread_state& enter_loop(bool up, T start, T end, T incr, T chunk, int kind, boo
               static_cast<std::uint64_t>(end), static_cast<std::uint64_t>(incr), ch, kind, ordered);
     if (x != nullptr && x->ncounts != 0 && ts.cur_team->nthreads > 1) {  // a team of one needs no table
       std::vector<std::uint64_t> counts(x->counts, x->counts + x->ncounts);
-      w.dx = doacross_create(w, ts.cur_team->nthreads, x->ncounts, counts.data());
+      w.dx = doacross_create(w.kind, w.chunk, w.count, ts.cur_team->nthreads, x->ncounts, counts.data());
     }
   }
   if (x != nullptr)
@@ -279,12 +307,6 @@ bool start_doacross(unsigned ncounts, T* counts, long sched, T chunk, T* istart,
                     void** mem) {
   loop_extras<T> x{reductions, mem, ncounts, counts};
   return start_generic<T>(true, 0, counts[0], 1, sched, chunk, istart, iend, false, x);
-}
-
-void end_loop(thread_state& ts) {
-  work_share& w = *ts.cur_ws;
-  if (w.ordered && ts.have_chunk) pass_ordered_turn(ts, w);
-  ws_leave(ts);
 }
 
 }  // namespace
@@ -421,10 +443,5 @@ FORKJOIN_OMP_EXPORT bool GOMP_loop_end_cancel() {
   return cancel_barrier(ts);  // [P-OMP Cancel K4]
 }
 
-FORKJOIN_OMP_EXPORT void GOMP_ordered_start() {
-  thread_state& ts = self();
-  work_share* w = ts.cur_ws;
-  if (w == nullptr || !w->ordered || !ts.have_chunk) return;  // outside an ordered loop: nothing to order
-  wait_ordered_turn(ts, *w);
-}
+FORKJOIN_OMP_EXPORT void GOMP_ordered_start() { ordered_start(self()); }
 FORKJOIN_OMP_EXPORT void GOMP_ordered_end() {}

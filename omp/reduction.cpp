@@ -120,6 +120,7 @@ void ws_reductions_enter(thread_state& ts, work_share& w, word* data, bool creat
   }
   g->reductions = data;
   g->ws_red = w.task_red;
+  g->workshare = true;
   ts.cur_task->current_group = g;
 }
 

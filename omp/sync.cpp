@@ -36,13 +36,13 @@ FORKJOIN_OMP_EXPORT void GOMP_barrier() { barrier(self()); }
 // [P-OMP WS S1] a plain single needs no work share: the thread whose CAS moves the team's
 // count of singles from its own count to the next runs the block. Relaxed: the block's
 // effects reach the others through the barrier that follows it (or the user's, after nowait).
-FORKJOIN_OMP_EXPORT bool GOMP_single_start() {
-  thread_state& ts = self();
+bool forkjoin::omp::single_start(thread_state& ts) noexcept {
   team& t = *ts.cur_team;
   if (t.nthreads == 1) return true;
   long mine = ts.single_index++;
   return t.singles.compare_exchange_strong(mine, mine + 1, std::memory_order_relaxed);
 }
+FORKJOIN_OMP_EXPORT bool GOMP_single_start() { return single_start(self()); }
 
 FORKJOIN_OMP_EXPORT void* GOMP_single_copy_start() {
   thread_state& ts = self();

@@ -148,8 +148,13 @@ void wait_descendants(thread_state& ts, count_latch& latch) noexcept {
 
 __thread thread_state* tls_state = nullptr;
 
+namespace {
+std::atomic<int> next_gtid{0};  // the gtids, in order of first use
+}  // namespace
+
 thread_state& make_self() noexcept {
   auto* ts = new thread_state;
+  ts->gtid = next_gtid.fetch_add(1, std::memory_order_relaxed);  // a number, nothing to publish
   auto* t = new team(1);
   t->implicit_tasks[0].icvs = config().initial;
   t->implicit_tasks[0].icvs.cgroup = &ts->cgroup;  // [P-OMP Limit] an initial thread's own group
@@ -233,6 +238,8 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
 }
 
 void adopt_self(thread_state& ts) noexcept { tls_state = &ts; }
+
+int thread_count() noexcept { return next_gtid.load(std::memory_order_relaxed); }
 
 // ---- teams -------------------------------------------------------------------------------
 

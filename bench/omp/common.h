@@ -10,7 +10,13 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef __clang__ /* LLVM's ABI: the entry point that starts a parallel region */
+void __kmpc_fork_call(void* loc, int argc, void* microtask, ...);
+#define FORKJOIN_BENCH_FORK ((void*)&__kmpc_fork_call)
+#else
 void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags);
+#define FORKJOIN_BENCH_FORK ((void*)&GOMP_parallel)
+#endif
 
 static inline double now_seconds(void) {
   struct timespec t;
@@ -28,10 +34,11 @@ static inline double now_seconds(void) {
   } while (0)
 
 /* The shared object that defines the entry points this binary calls: libgomp.so.1 when run
-   plainly, libomp.so.5 or libforkjoin-omp.so when one of them is preloaded. */
+   plainly, libomp.so.5 or libforkjoin-omp.so when one of them is preloaded (a clang build:
+   libomp.so.5 when run plainly). */
 static inline void print_runtime(void) {
   Dl_info a, b;
-  const char* pa = dladdr((void*)&GOMP_parallel, &a) != 0 && a.dli_fname != NULL ? a.dli_fname : "?";
+  const char* pa = dladdr(FORKJOIN_BENCH_FORK, &a) != 0 && a.dli_fname != NULL ? a.dli_fname : "?";
   const char* pb = dladdr((void*)&omp_get_thread_num, &b) != 0 && b.dli_fname != NULL ? b.dli_fname : "?";
   const char* sa = strrchr(pa, '/');
   const char* sb = strrchr(pb, '/');

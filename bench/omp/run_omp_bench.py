@@ -8,9 +8,11 @@ Writes omp.json (every sample), omp.md (medians, the targets at 2 threads) and o
 chart; skipped with a message when matplotlib is missing) into OUT_DIR.
 
 usage: run_omp_bench.py --epcc BIN --tasks BIN --libomp SO --forkjoin SO --out DIR
-                        [--reps N] [--threads 1,2] [--quick] [--constructs a,b]
+                        [--reps N] [--threads 1,2] [--quick] [--constructs a,b] [--epcc-clang BIN]
 
 --constructs runs only those EPCC constructs and no task programs (for tuning one construct).
+--epcc-clang: epcc.c built by clang (LLVM's ABI), run as linked (libomp) and with
+libforkjoin-omp preloaded, interleaved with the rest; its table targets libomp.
 """
 import argparse
 import json
@@ -74,30 +76,39 @@ def main():
     ap.add_argument("--threads", default=os.environ.get("FORKJOIN_BENCH_THREADS", "1,2"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--constructs", default="", help="comma-separated EPCC constructs only, no task programs")
+    ap.add_argument("--epcc-clang", default=None, help="epcc.c built by clang: LLVM's ABI on libomp and forkjoin-omp")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     preload = {"libgomp": None, "libomp": a.libomp, "forkjoin-omp": a.forkjoin}
     threads = [int(t) for t in a.threads.split(",")]
     programs = PROGRAMS["quick" if a.quick else "full"]
     epcc_cmd = [a.epcc] + (["--quick"] if a.quick else [])
+    clang_cmd = [a.epcc_clang] + epcc_cmd[1:] if a.epcc_clang else None
     if a.constructs:
         wanted = a.constructs.split(",")
         unknown = [c for c in wanted if c not in CONSTRUCTS]
         if unknown:
             sys.exit(f"unknown constructs: {unknown}; known: {CONSTRUCTS}")
         epcc_cmd += wanted
+        if clang_cmd:
+            clang_cmd += wanted
         programs = []
     constructs = defaultdict(list)  # (construct, threads, runtime) -> [us]
+    clang = defaultdict(list)  # the clang build: (construct, threads, runtime) -> [us]
     progs = defaultdict(list)  # (program, threads, runtime) -> [s]
     rng = random.Random(20261130)
     for rep in range(a.reps):
         for t in threads:
-            jobs = [("epcc", None)] + programs
+            jobs = [("epcc", None)] + ([("epcc-clang", None)] if clang_cmd else []) + programs
             for job in jobs:
-                order = RUNTIMES[:]
+                order = RUNTIMES[:] if job[0] != "epcc-clang" else ["libomp", "forkjoin-omp"]
                 rng.shuffle(order)
                 for r in order:
-                    if job[0] == "epcc":
+                    if job[0] == "epcc-clang":  # as linked against libomp, or preloaded
+                        for line in run(clang_cmd, r, None if r == "libomp" else a.forkjoin, t):
+                            _, name, nthr, us = line.split()
+                            clang[(name, t, r)].append(float(us))
+                    elif job[0] == "epcc":
                         for line in run(epcc_cmd, r, preload[r], t):
                             _, name, nthr, us = line.split()
                             constructs[(name, t, r)].append(float(us))
@@ -109,6 +120,7 @@ def main():
 
     with open(os.path.join(a.out, "omp.json"), "w") as f:
         json.dump({"constructs_us": {"|".join(map(str, k)): v for k, v in constructs.items()},
+                   "clang_constructs_us": {"|".join(map(str, k)): v for k, v in clang.items()},
                    "programs_s": {"|".join(map(str, k)): v for k, v in progs.items()}}, f, indent=1)
     med_c = {k: statistics.median(v) for k, v in constructs.items()}
     med_p = {k: statistics.median(v) for k, v in progs.items()}
@@ -125,6 +137,14 @@ def main():
             g, l, f = (med_c.get((c, t, r)) for r in RUNTIMES)
             best = min(x for x in (g, l) if x is not None) if g is not None or l is not None else None
             md.append(f"| {c} | {t} | {fmt(g)} | {fmt(l)} | {fmt(f)} | {verdict(f, best) if t == 2 else ''} |")
+    if clang:
+        med_k = {k: statistics.median(v) for k, v in clang.items()}
+        md += ["", "## Construct overhead, the clang 14 build (LLVM's ABI, microseconds per construct)\n",
+               "| construct | threads | libomp | forkjoin-omp | target: <= libomp |", "|---|---:|---:|---:|---|"]
+        for c in CONSTRUCTS:
+            for t in threads:
+                l, f = (med_k.get((c, t, r)) for r in ("libomp", "forkjoin-omp"))
+                md.append(f"| {c} | {t} | {fmt(l)} | {fmt(f)} | {verdict(f, l) if t == 2 else ''} |")
     md += ["", "## Task programs (seconds)\n",
            "| program | threads | libgomp | libomp | forkjoin-omp | libgomp / forkjoin-omp | target |",
            "|---|---:|---:|---:|---:|---:|---|"]

@@ -45,9 +45,11 @@ int main(void) {
   TASKLOOP("omp taskloop firstprivate(first) grainsize(16)", long, 0, i < N, ++i);
   expect(0, N - 1, 1);
   CHECK(tasks_made == N / 16);
+#ifndef __clang__ /* clang 14 does not parse the strict modifier */
   TASKLOOP("omp taskloop firstprivate(first) grainsize(strict: 10)", long, 3, i < N, i += 2);
   expect(3, N - 1, 2);
   CHECK(tasks_made == 50); /* 498 iterations in strict chunks of 10 */
+#endif
   TASKLOOP("omp taskloop firstprivate(first) num_tasks(7)", long, 0, i <= N, ++i);
   expect(0, N, 1);
   CHECK(tasks_made == 7);
@@ -68,8 +70,10 @@ int main(void) {
   TASKLOOP("omp taskloop firstprivate(first) num_tasks(3)", unsigned long long, N, i > 0, --i); /* ull down */
   expect(1, N, 1);
   CHECK(tasks_made == 3);
+#ifndef __clang__
   TASKLOOP("omp taskloop firstprivate(first) grainsize(strict: 9)", unsigned long long, N, i >= 5, i -= 5);
   expect(9, N, 5);
+#endif
 
   /* without nogroup the taskloop waits for its tasks (an implicit taskgroup) */
   memset(hits, 0, sizeof hits);
