@@ -4,6 +4,7 @@
 // threads before an ASSERT returns).
 #pragma once
 
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,6 +80,17 @@ inline std::int64_t scaled(std::int64_t n, std::int64_t sanitizer_n) {
   __gcov_dump();
 #endif
   _exit(code);
+}
+
+// The threads of this process now (/proc/self/task).
+inline int count_threads() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    closedir(d);
+  }
+  return n;
 }
 
 inline std::uint64_t serial_fib(int n) {

@@ -38,15 +38,7 @@ long fib(int n) {
   return a + b;
 }
 
-int count_threads() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') ++n;
-    closedir(d);
-  }
-  return n;
-}
+using forkjoin::test::count_threads;
 
 // The scheduler state letter of thread `tid` of this process ('R', 'S', ...), or 0.
 char thread_state(pid_t tid) {

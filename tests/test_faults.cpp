@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "forkjoin/forkjoin.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -101,15 +102,7 @@ bool allocation_failed() {
   return fired;
 }
 
-int count_threads() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') ++n;
-    closedir(d);
-  }
-  return n;
-}
+using forkjoin::test::count_threads;
 
 // Threads that exited are gone from /proc/self/task a moment after they were joined or
 // (spares: detached) left; waits up to 20 s for the count to come down to `n`.

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "forkjoin/forkjoin.hpp"
+#include "support.hpp"
 
 namespace fj = forkjoin;
 using namespace std::chrono_literals;
@@ -17,15 +18,7 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-int count_threads() {
-  int n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d))
-      if (e->d_name[0] != '.') ++n;
-    closedir(d);
-  }
-  return n;
-}
+using forkjoin::test::count_threads;
 
 double ms_between(clock_type::time_point a, clock_type::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
