@@ -185,7 +185,8 @@ class loop_engine {
       lo = static_cast<U>(lo + step);
       if (lo == hi || stop_.load(std::memory_order_relaxed)) break;  // relaxed: a flag, no data
       // [P-LOOP Rate] a remainder below split_min_ is not worth a thief's trip
-      if (lazy_ && hi - lo > min_grain_ && hi - lo >= split_min_ && demand()) {
+      // [P-LOOP Affine] and not while a block is unclaimed: the thief that asked gets it.
+      if (lazy_ && hi - lo > min_grain_ && hi - lo >= split_min_ && demand() && blocks_all_claimed()) {
         timer.done(static_cast<std::uint64_t>(lo - first));
         return combine(std::move(acc), split_in_half(lo, hi, grain));
       }
@@ -245,6 +246,19 @@ class loop_engine {
       if ((claimed_[b / 64].fetch_or(bit, std::memory_order_relaxed) & bit) == 0) return b;
       FORKJOIN_DEBUG_ASSERT(i < t, "loop: no free static block");
     }
+  }
+  // Every block has its leaf's worker: until then a split would hand a thief part of a
+  // block instead of the block leaf on its way to it, moving iterations off the worker that
+  // ran them last call.
+  bool blocks_all_claimed() const noexcept {
+    const std::size_t t = static_blocks_;
+    for (std::size_t word = 0; word * 64 < t; ++word) {
+      const std::size_t bits = std::min<std::size_t>(64, t - word * 64);
+      const std::uint64_t full = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+      // relaxed: as in claim_block, the mask decides who runs what, no data flows through it
+      if (claimed_[word].load(std::memory_order_relaxed) != full) return false;
+    }
+    return true;
   }
   // static_(c), dynamic, guided: `team` participants claim chunks. static_(c) deals chunk k
   // to participant k mod T; the others take them from a shared cursor (dynamic by
