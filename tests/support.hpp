@@ -1,17 +1,19 @@
 // support.hpp: helpers shared by the tests: a scale factor for stress sizes (smaller under
 // sanitizers, FORKJOIN_STRESS_SCALE to change it), a serial fib for checks, the exit of a
-// fork()ed child, a scope guard and a holder for a pool's external slot (both release
-// threads before an ASSERT returns).
+// fork()ed child, the thread count and a wait for it to settle, a scope guard and a holder for a pool's external slot
+// (both release threads before an ASSERT returns).
 #pragma once
 
 #include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #if defined(FORKJOIN_COVERAGE_BUILD)
 extern "C" void __gcov_dump();  // libgcov's (the coverage preset)
@@ -91,6 +93,18 @@ inline int count_threads() {
     closedir(d);
   }
   return n;
+}
+
+// A thread that was joined (or, a detached spare, has left) stays in /proc/self/task for a
+// moment after pthread_join returns: the kernel wakes the joiner when the thread clears its
+// id, before the task is released. Waits, 20 s at most, for the count to come down to `n`.
+inline bool threads_back_to(int n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (count_threads() > n) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 inline std::uint64_t serial_fib(int n) {

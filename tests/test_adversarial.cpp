@@ -39,6 +39,7 @@ long fib(int n) {
 }
 
 using forkjoin::test::count_threads;
+using forkjoin::test::threads_back_to;
 
 // The scheduler state letter of thread `tid` of this process ('R', 'S', ...), or 0.
 char thread_state(pid_t tid) {
@@ -125,7 +126,7 @@ TEST(Adversarial, ThreadCreationFailureThrowsAndLeaksNothing) {
           return 12;  // 64 threads under a limit of 4 processes cannot all start
         } catch (const std::system_error&) {
         }
-        return count_threads() == threads_before ? 0 : 13;
+        return threads_back_to(threads_before) ? 0 : 13;
       },
       30s);
   EXPECT_EQ(code, 0);

@@ -28,6 +28,7 @@ using clock_type = std::chrono::steady_clock;
 namespace {
 
 using forkjoin::test::count_threads;
+using forkjoin::test::threads_back_to;
 
 double ms_since(clock_type::time_point t0) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
@@ -288,18 +289,6 @@ TEST(Blocking, OutsidePoolRunsInlineAndNests) {
   EXPECT_EQ(r, 3);
   EXPECT_THROW(p.run([] { fj::blocking([] { throw std::runtime_error("x"); }); }), std::runtime_error);
 }
-
-namespace {
-// Waits (20 s at most) for the process to have `n` threads again; false on the deadline.
-bool threads_back_to(int n) {
-  const auto end = clock_type::now() + 20s;
-  while (count_threads() > n) {
-    if (clock_type::now() > end) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
-}  // namespace
 
 // A spare thread with nothing left to do retires after its idle period even while the worker
 // it stands in for still blocks, and it runs on a stack of the pool's stack size. A pool of
