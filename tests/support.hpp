@@ -1,7 +1,7 @@
 // support.hpp: helpers shared by the tests: a scale factor for stress sizes (smaller under
 // sanitizers, FORKJOIN_STRESS_SCALE to change it), a serial fib for checks, the exit of a
-// fork()ed child, the thread count and a wait for it to settle, a scope guard and a holder for a pool's external slot
-// (both release threads before an ASSERT returns).
+// fork()ed child, the thread count and a wait for it to settle, a scope guard and a holder
+// for a pool's external slot (both release threads before an ASSERT returns).
 #pragma once
 
 #include <dirent.h>
