@@ -272,7 +272,9 @@ TEST(TaskDeps, MemoryStaysBoundedByTheLiveWindow) {
   }
   g.wait();
   EXPECT_EQ(done.load(), n);
-  EXPECT_LT(late, warm + (std::size_t{2} << 20)) << "heap grew by " << (late - warm) << " bytes";
+  // The window's share (MillionChildChainsKeepMemoryFlat says why it varies): up to ~8,000
+  // finished nodes still in the map's entries, ~2.5 MB; sweeps that drop nothing: +16 MB.
+  EXPECT_LT(late, warm + (std::size_t{6} << 20)) << "heap grew by " << (late - warm) << " bytes";
 }
 
 // A wavefront (block (i, j) after (i-1, j) and (i, j-1)) on oversubscribed pools, every
