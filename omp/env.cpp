@@ -224,7 +224,10 @@ void restore_hidden_environment() {
     const std::string name = names.substr(at, end - at);
     at = end + 1;
     if (name.size() < 2) continue;
-    const std::string hidden = "_" + name.substr(1) + "=";
+    // Built by append, not "_" + ...: g++ 12 at -O3 reports a false -Wrestrict overlap in
+    // operator+(const char*, string&&) (GCC PR 105329), an error under FORKJOIN_WERROR.
+    std::string hidden(1, '_');
+    hidden.append(name, 1, std::string::npos).push_back('=');
     for (char** e = environ; *e != nullptr; ++e) {
       if (std::strncmp(*e, hidden.c_str(), hidden.size()) == 0) {
         (*e)[0] = name[0];
