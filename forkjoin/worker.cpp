@@ -445,7 +445,10 @@ void trace_spawn(trace_ring& r, job_header* j, std::uint64_t split) noexcept {
   // [P-POST Publish] while any worker is idle, *asked* stays set, so every push publishes:
   // an idle worker can take each new job even if this worker then runs long.
   const bool someone_idle = w.idle_word_->load(std::memory_order_relaxed) != 0;
-  w.deque_.publish(static_cast<std::uint8_t>((someone_idle ? job_deque::k_asked : 0) | traced), plain_newest);
+  // Nothing private (entering an isolated region or a blocking call with nothing queued):
+  // nothing to publish, nobody to wake, and the request stays pending [P-DEQUE X2].
+  if (!w.deque_.publish(static_cast<std::uint8_t>((someone_idle ? job_deque::k_asked : 0) | traced), plain_newest))
+    return;
   w.pool_->sleep().notify_internal_work();
 }
 

@@ -23,6 +23,10 @@
  *  - STUCK_SPAWNER: the owner spawns two task_group children and then blocks until both
  *    finished (a spawner that runs long or blocks); one thief is busy for a while, then
  *    steals. Checked (LTL, weak fairness): both children eventually run.
+ *  - ISOLATED_JOINER: the owner enters an isolated region (forkjoin/isolation.cpp,
+ *    enter_isolation: a publication of whatever is queued, here nothing) and joins, its f
+ *    waiting until g ran elsewhere; one thief is busy for a while, then steals. Checked
+ *    (LTL, weak fairness): g eventually runs.
  *
  * Memory model. Sequential consistency, plus the two weak behaviours the fences guard
  * against, made explicit:
@@ -49,6 +53,11 @@
  *                   requested) instead of always publishing, the bug fixed by "task_group
  *                   children always published" (DESIGN [P-DEQUE] X2, "always for a
  *                   task_group child"): with STUCK_SPAWNER a child stays private forever.
+ *   PUBLISH_EMPTY_CLEARS  publish with nothing private still clears the request (X2), the
+ *                   bug behind Lending.WorkFoundAfterAHandedOverJobRunsInItsRegion's rare
+ *                   10 s stall: entering an isolated region while nobody was idle cleared
+ *                   *emptied*, so join's push of g stayed private and the thief that then
+ *                   came asked a blocked owner. With ISOLATED_JOINER g never runs.
  */
 
 #ifndef NJOBS
@@ -130,8 +139,16 @@ inline push_private(x) {
   head++
 }
 
-/* publish(k): P3, P4, then X2 (relaxed load of the bits, a store only if they change). */
+/* publish(k): P3, P4, then X2 (relaxed load of the bits, a store only if they change);
+ * nothing at all when nothing is private (the request stays pending). */
 inline publish() {
+  if
+#ifndef PUBLISH_EMPTY_CLEARS
+  :: head <= ob -> k = 0 /* [P-DEQUE X2] only a publication that publishes serves the request */
+  :: else ->
+#else
+  :: true ->
+#endif
 #ifndef SHARE_AFTER_P3
   d_step { share_private() };
 #endif
@@ -156,6 +173,7 @@ inline publish() {
   :: atomic { req == k -> skip }
   fi;
   k = 0
+  fi
 }
 
 /* publish_and_notify: *asked* stays set while some worker is idle (a relaxed read). */
@@ -244,7 +262,7 @@ inline pop(x) {
   fi
 }
 
-#ifndef STUCK_SPAWNER
+#if !defined(STUCK_SPAWNER) && !defined(ISOLATED_JOINER)
 
 proctype owner() {
   OWNER_STATE;
@@ -370,7 +388,7 @@ init {
   od
 }
 
-#else /* STUCK_SPAWNER */
+#elif defined(STUCK_SPAWNER)
 
 /* The spawner: two task_group children, then it blocks (a long task, a blocking call). */
 active proctype spawner() {
@@ -417,5 +435,50 @@ active proctype thief() {
 }
 
 ltl children_run { <>(ran == 2) }
+
+#else /* ISOLATED_JOINER */
+
+/* The joiner: enters an isolated region, whose [P-ISO Enter] publishes what is queued
+ * (nothing: publish_and_notify on an empty private part, while nobody is idle yet), then
+ * joins: push_job(g), and f waits until g ran elsewhere (it never takes g back meanwhile). */
+active proctype joiner() {
+  OWNER_STATE;
+  publish_and_notify(); /* enter_isolation */
+  push_job(PRIV + 1);   /* join's push of g */
+  (ran == 1)            /* f: waits for the thief to have run g */
+}
+
+/* A worker busy elsewhere (running a handed-over job), then idle: it steals until g ran. */
+active proctype thief() {
+  short t, b;
+  byte x;
+  bool won;
+  skip; /* busy: any number of the joiner's steps happen first */
+  idle++;
+  do
+  :: ran == 1 -> break
+  :: else ->
+    t = top;    /* [P-DEQUE S1] */
+    b = bottom; /* [P-DEQUE S3] */
+    if
+    :: t >= b -> request(ASKED) /* [P-DEQUE X1] */
+    :: t < b ->
+      x = slot[t];
+      atomic { /* [P-DEQUE S5] */
+        if
+        :: top == t -> top = t + 1; won = true
+        :: else -> won = false
+        fi
+      };
+      if
+      :: won -> atomic { take(x); won = false }
+      :: else -> skip
+      fi
+    fi;
+    atomic { t = 0; b = 0; x = 0 }
+  od
+}
+
+ltl g_runs { <>(ran == 1) }
 
 #endif

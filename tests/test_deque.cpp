@@ -87,6 +87,28 @@ TEST(ChaseLevDeque, PrivatePartIsInvisibleUntilPublished) {
   EXPECT_EQ(d.pop(), nullptr);
 }
 
+// [P-DEQUE X2] a publication that publishes nothing leaves the request pending: the public
+// part is empty only while a reason to publish is pending, so the next push publishes.
+TEST(ChaseLevDeque, PublishingNothingKeepsTheRequest) {
+  chase_lev_deque<std::int64_t*> d(2);
+  auto items = make_items(2);
+  ASSERT_TRUE(d.publish_requested());  // a new deque starts with *emptied*
+  EXPECT_FALSE(d.publish());           // nothing private (entering an isolated region)
+  EXPECT_TRUE(d.publish_requested());
+  d.push_private(&items[0]);
+  EXPECT_TRUE(d.publish());
+  EXPECT_FALSE(d.publish_requested());  // served by publishing items[0]
+  EXPECT_EQ(d.steal().value, &items[0]);
+  ASSERT_TRUE(d.publish_requested());  // [P-DEQUE X3] the thief took the last public element
+  EXPECT_FALSE(d.publish());
+  EXPECT_TRUE(d.publish_requested());
+  d.push_private(&items[1]);
+  EXPECT_TRUE(d.publish());
+  EXPECT_TRUE(d.has_public_work());
+  EXPECT_EQ(d.pop(), &items[1]);
+  EXPECT_EQ(d.pop(), nullptr);
+}
+
 // [P-DEQUE Share] and [P-DEQUE Reclaim] with a Share like join's: the private form of x is
 // its address plus one.
 struct odd_slots {

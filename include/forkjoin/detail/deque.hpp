@@ -107,24 +107,28 @@ class chase_lev_deque {
     return true;
   }
 
-  // Owner thread only. Makes every private element stealable.
+  // Owner thread only. Makes every private element stealable; false, and nothing done, when
+  // there is none: X2 clears the request only by publishing a job, or a public part left
+  // empty would have no reason to publish pending ([P-DEQUE X2]).
   // `keep`: request bits to leave set (the caller keeps *asked* while workers are idle).
   // `plain_newest`: how many of the newest elements the caller pushed as themselves (0 or
   // 1), which [P-DEQUE Share] then need not look at: a task_group child's publication
   // scans nothing when the rest of the deque is public already.
-  void publish(std::uint8_t keep = 0, std::int64_t plain_newest = 0) noexcept {
+  bool publish(std::uint8_t keep = 0, std::int64_t plain_newest = 0) noexcept {
     const std::int64_t h = head();
+    if (h <= bottom_.load(std::memory_order_relaxed)) return false;    // the owner's own word: exact
     if constexpr (Share::k_rewrites) share_private(h - plain_newest);  // [P-DEQUE Share] before P3 publishes the slots
     release_fence();                   // [P-DEQUE P3] publishes slots and ring; pairs with S3
     bottom_.store(h, k_fenced_store);  // [P-DEQUE P4] release under TSan; pairs with S3
     if (publish_request_.load(std::memory_order_relaxed) != keep)
       publish_request_.store(keep, std::memory_order_relaxed);  // [P-DEQUE X2] request served
+    return true;
   }
 
   // Owner thread only. The classic Chase-Lev push: push_private then publish.
   void push(T x) {
     push_private(x);
-    publish();
+    static_cast<void>(publish());
   }
 
   // Owner thread only. Takes the newest element, or returns T{} when there is none.
