@@ -161,8 +161,10 @@ TEST(LoopRate, CallerPathKeepsResultsAndExceptions) {
 // workers search for work. A site that learns nothing publishes its blocks, and the workers
 // take those 0.8 ms calls' blocks at once.
 TEST(LoopRateTiming, SiteLearnsItsRate) {
-  // ThreadSanitizer makes 4 iterations and the call's own timing cost over a microsecond
-  if (fj::test::under_tsan()) GTEST_SKIP() << "ThreadSanitizer stretches the cheap calls beyond the serial threshold";
+  // A sanitizer makes 4 iterations and the call's own timing cost over a microsecond now and
+  // then (ThreadSanitizer always; AddressSanitizer in 1 of 3 CI runs: 30 iterations off the
+  // caller); the dev suite checks the rule natively.
+  if (fj::test::under_sanitizer()) GTEST_SKIP() << "a sanitizer stretches the cheap calls beyond the serial threshold";
   fj::pool p(4);
   std::vector<int> owner(4, -1);
   bool slow = false;
