@@ -4,6 +4,7 @@
 // explicitly oversized pool that may use all of its threads, and many small pools in short
 // bursts that must all finish.
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -65,13 +67,42 @@ std::uint64_t spin_work(std::uint64_t seed) {
   return x >> 33;
 }
 
-std::uint64_t nested_sum(int n) {
+// Background workers of the pools named `prefix*` counted while they run a leaf: the budget
+// bounds that count exactly (a worker runs jobs only while it holds a token, [P-BUDGET
+// Start/Park]), whatever the scheduler does; preempted inside a leaf still counts.
+struct workers_inside {
+  const char* prefix = nullptr;
+  std::atomic<int> now{0}, most{0};
+  std::atomic<std::int64_t> leaves{0};
+};
+
+bool thread_named(const char* prefix) {
+  char name[16] = {};
+  pthread_getname_np(pthread_self(), name, sizeof name);
+  return std::string_view(name).starts_with(prefix);
+}
+
+std::uint64_t counted_leaf(workers_inside* count, std::uint64_t seed) {
+  if (count == nullptr) return spin_work(seed);
+  thread_local const bool is_worker = thread_named(count->prefix);  // one prefix per process
+  if (!is_worker) return spin_work(seed);
+  const int now = count->now.fetch_add(1) + 1;
+  int seen = count->most.load();
+  while (now > seen && !count->most.compare_exchange_weak(seen, now)) {
+  }
+  const std::uint64_t r = spin_work(seed);
+  count->now.fetch_sub(1);
+  count->leaves.fetch_add(1, std::memory_order_relaxed);
+  return r;
+}
+
+std::uint64_t nested_sum(int n, workers_inside* count = nullptr) {
   return fj::parallel_reduce(
       0, n, std::uint64_t{0},
-      [n](int i) {
+      [n, count](int i) {
         return fj::parallel_reduce(
-            0, n, std::uint64_t{0}, [i, n](int j) { return spin_work(static_cast<std::uint64_t>(i * n + j)); },
-            std::plus<>{});
+            0, n, std::uint64_t{0},
+            [i, n, count](int j) { return counted_leaf(count, static_cast<std::uint64_t>(i * n + j)); }, std::plus<>{});
       },
       std::plus<>{});
 }
@@ -208,13 +239,15 @@ TEST(Budget, PoolsWithNestedLoopsKeepToTheBudget) {
   }
   const int n = 24;
   const std::uint64_t expected = serial_nested_sum(n);
+  workers_inside inside;
+  inside.prefix = "fjbud";
   std::atomic<bool> stop{false};
   std::atomic<int> rounds{0}, wrong{0};
   std::vector<std::thread> drivers;
   for (auto& p : pools)
     drivers.emplace_back([&, pool = p.get()] {
       while (!stop.load()) {
-        if (pool->run([&] { return nested_sum(n); }) != expected) wrong.fetch_add(1);
+        if (pool->run([&] { return nested_sum(n, &inside); }) != expected) wrong.fetch_add(1);
         rounds.fetch_add(1);
       }
     });
@@ -232,14 +265,20 @@ TEST(Budget, PoolsWithNestedLoopsKeepToTheBudget) {
   stop = true;
   for (auto& t : drivers) t.join();
   EXPECT_EQ(wrong.load(), 0);
-  const double mean = static_cast<double>(total) / static_cast<double>(samples);
-  std::printf("workers in state R: mean %.2f over %zu samples, %zu above %zu tokens\n", mean, samples, over, tokens);
-  // A worker woken for new work shows R until the scheduler lets it find no token and park
-  // again (long on a loaded machine): samples over the bound happen, but the mean must stay
-  // near it (3x it without the budget).
-  EXPECT_LE(mean, static_cast<double>(tokens) + 0.75)
-      << "samples " << samples << ", over the bound " << over << ", mean " << mean << ", tokens " << tokens;
+  // The exact check: background workers inside a leaf at once, preempted ones included (3 on
+  // two CPUs with the pools taken off the budget). Workers ran leaves at all, so that the
+  // bound is not met by starving them.
+  EXPECT_LE(inside.most.load(), static_cast<int>(tokens));
+  EXPECT_GT(inside.leaves.load(), 0);
   EXPECT_LE(budget.peak(), tokens);  // the instrumented count agrees
+  // What the scheduler shows, for the log only: a worker woken for new work shows R until it
+  // finds no token and parks again, for as long as the run queue keeps it waiting. Measured
+  // on 2 CPUs, 1.2-1.8 with the budget and 1.9-2.2 without it: too close for a bound.
+  const double mean = static_cast<double>(total) / static_cast<double>(samples);
+  std::printf(
+      "workers in state R: mean %.2f over %zu samples, %zu above %zu tokens; at most %d inside a leaf, "
+      "%lld leaves\n",
+      mean, samples, over, tokens, inside.most.load(), static_cast<long long>(inside.leaves.load()));
 }
 
 TEST(Budget, ExplicitlyOversizedPoolUsesAllItsThreads) {
