@@ -76,17 +76,25 @@ TEST(Alloc, CounterSeesAllocations) {
 TEST(Alloc, JoinAllocatesNothingAfterWarmUp) {
   for (std::size_t threads : {1u, 2u}) {
     fj::pool p(threads);
-    long results[20] = {};
-    for (int i = 0; i < 3; ++i) results[0] = p.run([] { return fib(20); });  // warm-up: deques grow, TLS
+    for (int i = 0; i < 3; ++i) (void)p.run([] { return fib(20); });  // warm-up: deques grow, TLS
     const auto steals_before = p.statistics().steals;
-    const auto before = g_allocations.load();
-    for (long& r : results) r = p.run([] { return fib(20); });
-    const auto allocated = g_allocations.load() - before;
-    const auto steals = p.statistics().steals - steals_before;
-    EXPECT_EQ(allocated, 0u) << threads << " threads: " << allocated << " allocations in 20 runs of fib(20)";
-    for (long r : results) EXPECT_EQ(r, 6765);
+    // Batches of 20 runs; with 2 threads, until the worker stole something (a worker the
+    // scheduler keeps off a busy machine for a whole batch leaves only the inline path tested).
+    int batches = 0;
+    std::uint64_t steals = 0, allocated = 0;
+    do {
+      long results[20] = {};
+      const auto before = g_allocations.load();
+      for (long& r : results) r = p.run([] { return fib(20); });
+      allocated += g_allocations.load() - before;  // statistics() below allocates
+      for (long r : results) EXPECT_EQ(r, 6765);
+      steals = p.statistics().steals - steals_before;
+      ++batches;
+    } while (threads == 2 && steals == 0 && batches < 500);
+    EXPECT_EQ(allocated, 0u) << threads << " threads: " << allocated << " allocations in " << batches
+                             << " batches of 20 runs of fib(20)";
     if (threads == 2) {
-      EXPECT_GT(steals, 0u) << "nothing was stolen: the 2-thread case tested only the inline path";
+      EXPECT_GT(steals, 0u) << "nothing was stolen in " << batches << " batches: only the inline path was tested";
     }
   }
 }

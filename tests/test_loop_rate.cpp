@@ -82,30 +82,42 @@ TEST(LoopRate, LoopBelowAMicrosecondRunsOnTheCaller) {
 TEST(LoopRate, LoopOfAFewMicrosecondsIsShared) {
   fj::pool p(4);
   const fixed_rate site(per_ns(1));
-  record r(1500);
-  p.run([&] {
-    fj::parallel_for(std::size_t{0}, std::size_t{1500}, [&](std::size_t i) {
-      r.note(i);
-      spin_for(5us);
+  // Up to 5 calls: one is enough, but a worker kept off the CPU by a busy machine for a whole
+  // call misses it. A loop the engine keeps on the caller is never shared.
+  std::size_t shared = 0;
+  for (int call = 0; call < 5 && shared == 0; ++call) {
+    record r(1500);
+    p.run([&] {
+      fj::parallel_for(std::size_t{0}, std::size_t{1500}, [&](std::size_t i) {
+        r.note(i);
+        spin_for(5us);
+      });
     });
-  });
-  EXPECT_TRUE(r.exactly_once());
-  EXPECT_GT(r.not_on(0), 0u) << "a 7.5 ms loop on 4 workers ran on the caller alone";
+    EXPECT_TRUE(r.exactly_once());
+    shared = r.not_on(0);
+  }
+  EXPECT_GT(shared, 0u) << "a 7.5 ms loop on 4 workers ran on the caller alone, 5 times";
 }
 
 // The same loop at a slow site's rate (one iteration per 64 us) is shared.
 TEST(LoopRate, SlowSiteIsShared) {
   fj::pool p(4);
   const fixed_rate slow(1);  // one iteration per 64 us
-  record r(1000);
-  p.run([&] {
-    fj::parallel_for(std::size_t{0}, std::size_t{1000}, [&](std::size_t i) {
-      r.note(i);
-      spin_for(5us);
+  // Up to 5 calls: one is enough, but a worker kept off the CPU by a busy machine for a whole
+  // call misses it. A loop the engine keeps on the caller is never shared.
+  std::size_t shared = 0;
+  for (int call = 0; call < 5 && shared == 0; ++call) {
+    record r(1000);
+    p.run([&] {
+      fj::parallel_for(std::size_t{0}, std::size_t{1000}, [&](std::size_t i) {
+        r.note(i);
+        spin_for(5us);
+      });
     });
-  });
-  EXPECT_TRUE(r.exactly_once());
-  EXPECT_GT(r.not_on(0), 0u) << "a 5 ms loop on 4 workers ran on the caller alone";
+    EXPECT_TRUE(r.exactly_once());
+    shared = r.not_on(0);
+  }
+  EXPECT_GT(shared, 0u) << "a 5 ms loop on 4 workers ran on the caller alone, 5 times";
 }
 
 // The site claims 7 us for 7,000 iterations: blocks of 3.5 us, grains of 2 us, splits only
