@@ -26,7 +26,12 @@
  *  - ISOLATED_JOINER: the owner enters an isolated region (forkjoin/isolation.cpp,
  *    enter_isolation: a publication of whatever is queued, here nothing) and joins, its f
  *    waiting until g ran elsewhere; one thief is busy for a while, then steals. Checked
- *    (LTL, weak fairness): g eventually runs.
+ *    (LTL, weak fairness): g eventually runs. With QUEUED, a job pushed privately before
+ *    the region is entered is published there, and the thief may take it at once; checked
+ *    (safety) is DESIGN's invariant where join reads the request: when the public part is
+ *    empty a request is pending, unless a thief is between its last-element CAS and X3.
+ *    (Whether g then runs is not checked: a push that finds public work stays private, and
+ *    an owner that only waits never serves a later request, the limit DESIGN states.)
  *
  * Memory model. Sequential consistency, plus the two weak behaviours the fences guard
  * against, made explicit:
@@ -58,6 +63,11 @@
  *                   10 s stall: entering an isolated region while nobody was idle cleared
  *                   *emptied*, so join's push of g stayed private and the thief that then
  *                   came asked a blocked owner. With ISOLATED_JOINER g never runs.
+ *   X2_AFTER_P4     publish serves the request after P4 (the order before 2026-12-02): a
+ *                   thief that takes the last of the jobs just published finds *emptied*
+ *                   still set and skips X3, then X2 clears it, and the public part is
+ *                   empty with nothing pending. With ISOLATED_JOINER and QUEUED the
+ *                   invariant's assertion fails at join's push.
  */
 
 #ifndef NJOBS
@@ -83,6 +93,7 @@ byte idle = 0;      /* the pool's idle word, reduced to "thieves searching" */
 
 byte taken[NJOBS + 1]; /* ghost: how often each job was taken */
 byte ran = 0;          /* ghost: jobs taken (STUCK_SPAWNER) */
+bool inwin = false;    /* ghost (QUEUED): a thief took the last public job and has not done X3 */
 
 /* The owner's own state, local to it: head_, its view of the slots (its P2 stores, which
  * reach `slot` at P3) and the value of bottom_ (it is the only writer, so its relaxed loads
@@ -139,8 +150,16 @@ inline push_private(x) {
   head++
 }
 
-/* publish(k): P3, P4, then X2 (relaxed load of the bits, a store only if they change);
- * nothing at all when nothing is private (the request stays pending). */
+/* [P-DEQUE X2] a relaxed load of the bits, a store only if they change. */
+inline serve_request() {
+  if
+  :: atomic { req != k -> req = k } /* [P-DEQUE X2] */
+  :: atomic { req == k -> skip }
+  fi
+}
+
+/* publish(k): X2, then Share, P3 and P4; nothing at all when nothing is private (the
+ * request stays pending). */
 inline publish() {
   if
 #ifndef PUBLISH_EMPTY_CLEARS
@@ -148,6 +167,9 @@ inline publish() {
   :: else ->
 #else
   :: true ->
+#endif
+#ifndef X2_AFTER_P4
+    serve_request();
 #endif
 #ifndef SHARE_AFTER_P3
   d_step { share_private() };
@@ -168,10 +190,9 @@ inline publish() {
 #ifdef SHARE_AFTER_P3
   d_step { share_private(); flush_slots() };
 #endif
-  if
-  :: atomic { req != k -> req = k } /* [P-DEQUE X2] */
-  :: atomic { req == k -> skip }
-  fi;
+#ifdef X2_AFTER_P4
+  serve_request();
+#endif
   k = 0
   fi
 }
@@ -190,7 +211,13 @@ inline publish_and_notify() {
 /* push_job (join's push, [P-POST Publish]): publish only when requested. x: the slot value
  * (a join pushes its private form). */
 inline push_job(x) {
-  atomic { push_private(x); c = req };
+  atomic {
+    push_private(x);
+    c = req;
+#ifdef QUEUED
+    assert(top < bottom || c != 0 || inwin) /* [P-DEQUE X2] empty only while a reason is pending */
+#endif
+  };
   if
   :: c != 0 -> c = 0; publish_and_notify()
   :: else -> skip
@@ -443,9 +470,12 @@ ltl children_run { <>(ran == 2) }
  * joins: push_job(g), and f waits until g ran elsewhere (it never takes g back meanwhile). */
 active proctype joiner() {
   OWNER_STATE;
+#ifdef QUEUED
+  d_step { push_private(2) } /* a job queued privately before the region */
+#endif
   publish_and_notify(); /* enter_isolation */
   push_job(PRIV + 1);   /* join's push of g */
-  (ran == 1)            /* f: waits for the thief to have run g */
+  (taken[1] == 1)       /* f: waits for the thief to have run g */
 }
 
 /* A worker busy elsewhere (running a handed-over job), then idle: it steals until g ran. */
@@ -456,7 +486,7 @@ active proctype thief() {
   skip; /* busy: any number of the joiner's steps happen first */
   idle++;
   do
-  :: ran == 1 -> break
+  :: taken[1] == 1 -> break
   :: else ->
     t = top;    /* [P-DEQUE S1] */
     b = bottom; /* [P-DEQUE S3] */
@@ -466,12 +496,17 @@ active proctype thief() {
       x = slot[t];
       atomic { /* [P-DEQUE S5] */
         if
-        :: top == t -> top = t + 1; won = true
+        :: top == t -> top = t + 1; won = true; inwin = t + 1 >= b
         :: else -> won = false
         fi
       };
       if
-      :: won -> atomic { take(x); won = false }
+      :: won ->
+        if
+        :: t + 1 >= b -> atomic { request(EMPTIED); inwin = false } /* [P-DEQUE X3] */
+        :: else -> skip
+        fi;
+        atomic { take(x); won = false }
       :: else -> skip
       fi
     fi;
@@ -479,6 +514,6 @@ active proctype thief() {
   od
 }
 
-ltl g_runs { <>(ran == 1) }
+ltl g_runs { <>(taken[1] == 1) }
 
 #endif

@@ -116,12 +116,14 @@ class chase_lev_deque {
   // scans nothing when the rest of the deque is public already.
   bool publish(std::uint8_t keep = 0, std::int64_t plain_newest = 0) noexcept {
     const std::int64_t h = head();
-    if (h <= bottom_.load(std::memory_order_relaxed)) return false;    // the owner's own word: exact
-    if constexpr (Share::k_rewrites) share_private(h - plain_newest);  // [P-DEQUE Share] before P3 publishes the slots
-    release_fence();                   // [P-DEQUE P3] publishes slots and ring; pairs with S3
-    bottom_.store(h, k_fenced_store);  // [P-DEQUE P4] release under TSan; pairs with S3
+    if (h <= bottom_.load(std::memory_order_relaxed)) return false;  // the owner's own word: exact
+    // [P-DEQUE X2] request served, before P3: a thief that sees the new bottom (S3) sees this
+    // store too, so the X3 of one who takes the last of these jobs is not erased by it.
     if (publish_request_.load(std::memory_order_relaxed) != keep)
-      publish_request_.store(keep, std::memory_order_relaxed);  // [P-DEQUE X2] request served
+      publish_request_.store(keep, std::memory_order_relaxed);
+    if constexpr (Share::k_rewrites) share_private(h - plain_newest);  // [P-DEQUE Share] before P3 publishes the slots
+    release_fence();                   // [P-DEQUE P3] publishes slots, ring and X2; pairs with S3
+    bottom_.store(h, k_fenced_store);  // [P-DEQUE P4] release under TSan; pairs with S3
     return true;
   }
 
