@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "crowding.hpp"
 #include "forkjoin/detail/atomic.hpp"
 #include "pool_impl.hpp"
 
@@ -39,12 +40,21 @@ class backoff {
   // False once the budget is spent: time to park.
   bool step() noexcept {
     const auto now = std::chrono::steady_clock::now();
+    const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
     const bool first = !started_;
     if (first) {
       start_ = now;
       started_ = true;
       spin_ = p_.spin_window(w_, wait_);  // here, not in the constructor: most waits end before a step
       yields_left_ = p_.yield_rounds();
+      if (crowded(now_ns)) {  // [P-SLEEP Crowd] spin spin_time, no yields, then park
+        spin_ = std::min(spin_, p_.options().spin_time);
+        yields_left_ = 0;
+      }
+    } else if (now - last_ > k_crowd_spin_gap) {  // [P-SLEEP Crowd] preempted while spinning
+      note_crowded(now_ns);
+      last_ = now;
+      return false;
     }
     last_ = now;
     if (w_.trace_ != nullptr) {  // the idle path only: the trace's spin span, on the ring's clock
@@ -61,8 +71,7 @@ class backoff {
     // in time too, so that idle workers still park within milliseconds.
     if (yields_left_ == 0 || now - start_ > spin_ + k_yield_time_limit) return false;
     --yields_left_;
-    sched_yield();
-    return true;
+    return yield_if_uncrowded();  // [P-SLEEP Crowd] a yield that lost the CPU: park
   }
   // The first step's time (the start of this idle stretch), if a step was taken.
   bool started() const noexcept { return started_; }

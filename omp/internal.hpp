@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "../forkjoin/crowding.hpp"
 #include "forkjoin/detail/atomic.hpp"
 #include "forkjoin/detail/deque.hpp"
 #include "forkjoin/detail/job.hpp"
@@ -183,11 +184,15 @@ class wait_ladder {
   void restart() noexcept { round_ = 0; }
   bool climb() noexcept {
     if (round_ >= k_top) return false;
-    if (round_++ < k_fine)
+    if (round_++ < k_fine) {
       forkjoin::detail::cpu_relax();
-    else
-      spin_pause(k_spin_rounds);
-    return true;
+      return true;
+    }
+    // [P-SLEEP Crowd] a yield that handed the CPU away, or any yield while the CPUs are
+    // crowded: park now rather than queue behind other threads' time slices
+    if (forkjoin::detail::yield_if_uncrowded()) return true;
+    round_ = k_top;
+    return false;
   }
 
  private:

@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <new>
 
 #include "../forkjoin/mailbox.hpp"
@@ -63,12 +64,14 @@ void futex_wake_all(std::atomic<std::uint32_t>& word) noexcept {
   futex_wake_u32(reinterpret_cast<std::uint32_t*>(&word), INT_MAX);
 }
 
-// [P-OMP Wait W0] the ladder: PAUSE bursts, then sched_yield, then the caller parks.
+// [P-OMP Wait W0] the ladder: PAUSE bursts, then sched_yield, then the caller parks. The
+// loops that call this cannot park: on crowded CPUs they nap instead of yielding ([P-SLEEP Crowd]).
 void spin_pause(int round) noexcept {
   if (round < k_spin_rounds) {
     for (int i = 0; i < k_spin_burst; ++i) forkjoin::detail::cpu_relax();
-  } else {
-    sched_yield();
+  } else if (!forkjoin::detail::yield_if_uncrowded()) {
+    const timespec nap{0, std::chrono::nanoseconds(forkjoin::detail::k_crowd_nap).count()};
+    nanosleep(&nap, nullptr);
   }
 }
 
