@@ -25,12 +25,6 @@ event_registry& registry() {
 
 }  // namespace
 
-bool descends_from(const task* x, const task* ancestor) noexcept {
-  for (const task* p = x->parent; p != nullptr; p = p->parent)
-    if (p == ancestor) return true;
-  return false;
-}
-
 void* register_event(task* t) {
   t->detached = true;
   t->detach_left.store(2, std::memory_order_relaxed);  // published by the registry's lock
@@ -69,7 +63,7 @@ bool run_inbox_slow(thread_state& ts, bool any) noexcept {
   task* prev = nullptr;
   task* x = tm.inbox.load(std::memory_order_relaxed);
   // [P-OMP Task T3] a task wait takes only descendants of its task (their successors are too)
-  while (x != nullptr && !any && !descends_from(x, ts.cur_task)) {
+  while (x != nullptr && !any && !may_run_in_wait(ts, x)) {
     prev = x;
     x = x->inbox_next;
   }

@@ -318,8 +318,19 @@ struct task {
   std::uint8_t block_class = 0;               // 1 + its block's size class in the threads' caches, 0: not cached
   std::atomic<std::uint32_t> detach_left{0};  // [P-OMP Detach V2] body and event still to come (2, 1, 0)
   std::vector<task*>* successors = nullptr;
-  struct dep_map* deps = nullptr;         // its children's last writers and readers, by address
-  task* inbox_next = nullptr;             // [P-OMP Detach V4]
+  struct dep_map* deps = nullptr;  // its children's last writers and readers, by address
+  task* inbox_next = nullptr;      // [P-OMP Detach V4]
+  // [P-OMP Handback] the task's place in the tree, for a waiter's bounded descent check: its
+  // distance from its implicit task, and that implicit task (null for an implicit task)
+  std::uint32_t depth = 0;
+  task* root = nullptr;
+  // [P-OMP Handback] children a waiter stole but could not run, handed back for this task's
+  // own waits: a stack pushed by CAS, popped by the thread running the task (an implicit
+  // task's by its team's barrier waiters too, one at a time under returned_lock), closed
+  // when the body returns, after which hand-backs go to the nearest open ancestor
+  std::atomic<task*> returned{nullptr};
+  task* returned_next = nullptr;
+  std::uint32_t returned_lock = 0;
   thread_state* detach_waiter = nullptr;  // [P-OMP Detach V6] an undeferred detached task's encountering thread
   std::uint64_t trace_t0 = 0;             // an implicit task: its turn's start, when traced ([P-TRACE])
 };
@@ -358,9 +369,21 @@ void wait_for_event(thread_state& ts, task* t) noexcept;
 // runs or finishes it; true if it did. run_inbox (after team) checks the head first.
 bool run_inbox_slow(thread_state& ts, bool any) noexcept;
 void inbox_push(team& tm, task* t, bool finish) noexcept;
-// True if ancestor is x's parent, or its parent's, and so on (every task holds a reference on
-// its parent, so the chain is alive while x is).
-bool descends_from(const task* x, const task* ancestor) noexcept;
+// [P-OMP Handback] (handback.cpp). True if x descends from the current task: in O(1) for an
+// implicit current task or an x no deeper than it, else by walking up x's chain to the
+// current task's depth (once per task stolen in a wait).
+bool may_run_in_wait(const thread_state& ts, const task* x) noexcept;
+// may_run_in_wait's checks for an explicit current task plus the parent links they followed,
+// in this process; exported, so that a C++ test linked with this library can bound it.
+__attribute__((visibility("default"))) std::uint64_t wait_walk_steps() noexcept;
+// Hands x, stolen by a waiter that may not run it, to its parent's list (or, if the parent's
+// body has returned, to the nearest ancestor whose has not) and wakes that task's waiters.
+void hand_back(team& tm, task* x) noexcept;
+// Runs one task handed back to `owner` (the current task, or any implicit task of the team
+// for a barrier's waiter); true if it did.
+bool run_handed_back(thread_state& ts, task* owner) noexcept;
+// t's body returned: no more hand-backs reach t; those it holds move up to its parent's list.
+void close_handed_back(task* t) noexcept;
 // Runs one task of ts's team if one is available (any task: barrier rules). True if it ran one.
 bool run_any_task(thread_state& ts) noexcept;
 // Waits until latch reaches zero, running descendants of the current task meanwhile.

@@ -149,6 +149,7 @@ void run_task(thread_state& ts, task* t) noexcept {
   // [P-OMP Cancel K5] discarded unstarted, unless only its body destroys its copies
   if (!t->deferred || t->copied || !task_cancelled(*t)) t->fn(t->data);
   ts.cur_task = prev;
+  close_handed_back(t);                                   // [P-OMP Handback] H4
   if (t->detached && !detached_body_returned(t)) return;  // [P-OMP Detach V3] the event completes it
   finish(ts, t);
 }
@@ -160,6 +161,9 @@ bool run_any_task(thread_state& ts) noexcept {
   if (t.pending_tasks.load(std::memory_order_relaxed) == 0) return false;
   if (run_inbox(ts, true)) return true;  // [P-OMP Detach V4]
   if (t.deques == nullptr) return false;
+  // [P-OMP Handback] H5 a barrier's waiter runs what was handed back to any implicit task
+  for (unsigned k = 0; k < t.nthreads; ++k)
+    if (run_handed_back(ts, &t.implicit_tasks[(ts.id + k) % t.nthreads])) return true;
   if (task* x = t.deques[ts.id].pop()) {
     run_task(ts, x);
     return true;
@@ -200,6 +204,8 @@ void init_child(thread_state& ts, task* t, bool final) noexcept {
   t->final_task = final || parent->final_task;
   t->current_group = parent->current_group;
   t->npred.store(1, std::memory_order_relaxed);
+  t->depth = parent->depth + 1;                        // [P-OMP Handback]
+  t->root = parent->implicit ? parent : parent->root;  // [P-OMP Handback]
 }
 
 namespace {
@@ -272,6 +278,7 @@ void begin_undeferred(thread_state& ts, task* t) noexcept {
 
 void end_undeferred(thread_state& ts, task* t) noexcept {
   ts.cur_task = t->parent;
+  close_handed_back(t);                                                  // [P-OMP Handback] H4 (never an implicit task)
   if (t->detached && !detached_body_returned(t)) wait_for_event(ts, t);  // [P-OMP Detach V6]
   finish_task(ts, t);
 }

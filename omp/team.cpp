@@ -100,8 +100,8 @@ static void wait_latch(thread_state& ts, count_latch& latch, Step step) noexcept
 
 namespace {
 // [P-OMP Task T3] a waiter with no descendant of its own steals the oldest task of a
-// teammate's deque; one that does not descend from the current task goes to the team's
-// inbox ([P-OMP Detach V4]), where its own waiters and the barriers find it.
+// teammate's deque; one it may not run goes back to its parent ([P-OMP Handback]), whose
+// own waits, or its ancestors' and the barriers, find it.
 bool steal_descendant(thread_state& ts) noexcept {
   team& t = *ts.cur_team;
   if (t.pending_tasks.load(std::memory_order_relaxed) == 0) return false;  // a hint: nothing deferred
@@ -115,11 +115,11 @@ bool steal_descendant(thread_state& ts) noexcept {
     if (v == ts.id) continue;
     auto r = t.deques[v].steal();
     if (r.result != forkjoin::detail::steal_result::success) continue;
-    if (descends_from(r.value, ts.cur_task)) {
+    if (may_run_in_wait(ts, r.value)) {  // [P-OMP Handback] H1
       run_task(ts, r.value);
       return true;
     }
-    inbox_push(t, r.value, false);
+    hand_back(t, r.value);  // [P-OMP Handback] H2
     return false;
   }
   return false;
@@ -127,7 +127,8 @@ bool steal_descendant(thread_state& ts) noexcept {
 }  // namespace
 
 bool run_own_descendant(thread_state& ts) noexcept {
-  if (run_inbox(ts, false)) return true;  // [P-OMP Detach V4]
+  if (run_handed_back(ts, ts.cur_task)) return true;  // [P-OMP Handback] H3
+  if (run_inbox(ts, false)) return true;              // [P-OMP Detach V4]
   team& t = *ts.cur_team;
   if (t.deques == nullptr) return false;
   // [P-OMP Task T3] only tasks this thread pushed since the current task started are

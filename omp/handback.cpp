@@ -1,0 +1,93 @@
+// handback.cpp: tasks a waiter stole but may not run go back to their parent, where the
+// parent's own waits find them in O(1). [P-OMP Handback]
+#include "internal.hpp"
+#include "lock.hpp"
+
+namespace forkjoin::omp {
+
+namespace {
+// The mark of a closed list; never run, never linked.
+task g_closed;
+task* closed() noexcept { return &g_closed; }
+
+// Checks made by may_run_in_wait for an explicit current task, plus the parent links they
+// followed, since the process started (tests bound it).
+std::atomic<std::uint64_t> g_walk_steps{0};
+
+// Links the chain first..last onto the list of the nearest open task from `to` upwards;
+// returns that task. Every task on the way is alive: the chain's tasks hold references on
+// their parents, and a task whose body returned stays alive until its children finished.
+task* push_chain(task* to, task* first, task* last) noexcept {
+  task* head = to->returned.load(std::memory_order_relaxed);
+  for (;;) {
+    if (head == closed()) {  // its body returned: never an implicit task, so a parent exists
+      to = to->parent;
+      head = to->returned.load(std::memory_order_relaxed);
+      continue;
+    }
+    last->returned_next = head;
+    if (to->returned.compare_exchange_weak(head, first, std::memory_order_release,
+                                           std::memory_order_relaxed))  // [P-OMP Handback] H2 pairs with H3, H4
+      return to;
+  }
+}
+
+// Whoever may be waiting for what `owner` now holds: its own waits park on its thread's wake
+// word ([P-OMP Count] C5), a barrier's waiters on the team's event ([P-OMP Wait] W2).
+void wake_for(team& tm, task* owner) noexcept {
+  if (owner->implicit) tm.wakeup.notify();
+  if (thread_state* o = owner->children.owner) wake_thread(*o);
+}
+
+// One task off owner's list. Pushes only add on top, and poppers are one at a time (the thread
+// running owner, or an implicit task's lock holder), so the CAS cannot meet a node popped and
+// pushed again (no ABA) and head->returned_next is stable while it is read.
+task* pop_one(task* owner) noexcept {
+  task* head = owner->returned.load(std::memory_order_acquire);  // [P-OMP Handback] H3 pairs with H2
+  while (head != nullptr && head != closed() &&
+         !owner->returned.compare_exchange_weak(head, head->returned_next, std::memory_order_acquire,
+                                                std::memory_order_acquire)) {  // [P-OMP Handback] H3 pairs with H2
+  }
+  return head == closed() ? nullptr : head;
+}
+}  // namespace
+
+bool may_run_in_wait(const thread_state& ts, const task* x) noexcept {
+  const task* cur = ts.cur_task;
+  if (cur->implicit) return x->root == cur;  // every explicit task knows its implicit ancestor
+  const std::uint32_t steps = x->depth > cur->depth ? x->depth - cur->depth : 0;
+  g_walk_steps.fetch_add(1 + steps, std::memory_order_relaxed);  // a statistic: relaxed
+  if (steps == 0) return false;
+  const task* p = x->parent;
+  for (std::uint32_t up = steps; up > 1; --up) p = p->parent;
+  return p == cur;
+}
+
+std::uint64_t wait_walk_steps() noexcept { return g_walk_steps.load(std::memory_order_relaxed); }
+
+void hand_back(team& tm, task* x) noexcept { wake_for(tm, push_chain(x->parent, x, x)); }
+
+bool run_handed_back(thread_state& ts, task* owner) noexcept {
+  if (owner->returned.load(std::memory_order_relaxed) == nullptr) return false;  // a hint; H2's wake covers a miss
+  task* x;
+  if (owner->implicit) {  // [P-OMP Handback] H5 barrier waiters pop one at a time
+    mutex_lock(&owner->returned_lock);
+    x = pop_one(owner);
+    mutex_unlock(&owner->returned_lock);
+  } else {
+    x = pop_one(owner);
+  }
+  if (x == nullptr) return false;
+  run_task(ts, x);
+  return true;
+}
+
+void close_handed_back(task* t) noexcept {
+  task* first = t->returned.exchange(closed(), std::memory_order_acquire);  // [P-OMP Handback] H4 pairs with H2
+  if (first == nullptr) return;
+  task* last = first;
+  while (last->returned_next != nullptr) last = last->returned_next;
+  wake_for(*t->owner_team, push_chain(t->parent, first, last));
+}
+
+}  // namespace forkjoin::omp
