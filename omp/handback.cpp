@@ -5,18 +5,18 @@
 
 namespace forkjoin::omp {
 
+task g_returned_closed;
+
 namespace {
-// The mark of a closed list; never run, never linked.
-task g_closed;
-task* closed() noexcept { return &g_closed; }
+task* closed() noexcept { return &g_returned_closed; }
 
 // Checks made by may_run_in_wait for an explicit current task, plus the parent links they
 // followed, since the process started (tests bound it).
 std::atomic<std::uint64_t> g_walk_steps{0};
 
 // Links the chain first..last onto the list of the nearest open task from `to` upwards;
-// returns that task. Every task on the way is alive: the chain's tasks hold references on
-// their parents, and a task whose body returned stays alive until its children finished.
+// returns that task. Every task on the way is alive: a deferred task holds a reference on its
+// parent until it is freed ([P-OMP Task T5]), and the chain's tasks are not finished.
 task* push_chain(task* to, task* first, task* last) noexcept {
   task* head = to->returned.load(std::memory_order_relaxed);
   for (;;) {
@@ -82,9 +82,7 @@ bool run_handed_back(thread_state& ts, task* owner) noexcept {
   return true;
 }
 
-void close_handed_back(task* t) noexcept {
-  task* first = t->returned.exchange(closed(), std::memory_order_acquire);  // [P-OMP Handback] H4 pairs with H2
-  if (first == nullptr) return;
+void move_handed_back_up(task* t, task* first) noexcept {
   task* last = first;
   while (last->returned_next != nullptr) last = last->returned_next;
   wake_for(*t->owner_team, push_chain(t->parent, first, last));

@@ -300,7 +300,7 @@ struct task {
   team* owner_team = nullptr;
   icv icvs;
   count_latch children;                // deferred children not finished
-  std::atomic<std::uint32_t> refs{1};  // 1 while unfinished + 1 per unfinished child
+  std::atomic<std::uint32_t> refs{1};  // 1 while unfinished + 1 per deferred child not yet freed (T5)
   std::uint64_t seq = 0;               // push order on its creator's deque ([P-OMP Task T3])
   std::uint64_t mark = 0;              // the runner's push counter when it started running
   bool implicit = false;
@@ -382,8 +382,18 @@ void hand_back(team& tm, task* x) noexcept;
 // Runs one task handed back to `owner` (the current task, or any implicit task of the team
 // for a barrier's waiter); true if it did.
 bool run_handed_back(thread_state& ts, task* owner) noexcept;
-// t's body returned: no more hand-backs reach t; those it holds move up to its parent's list.
-void close_handed_back(task* t) noexcept;
+// The mark of a closed `returned` stack (H4); never run, never linked.
+extern task g_returned_closed;
+// H4's slow path: `held`, taken off t's stack as it closed, moves up to t's nearest open ancestor.
+void move_handed_back_up(task* t, task* held) noexcept;
+// t's body returned: no more hand-backs reach t; those it holds move up. Inline: one exchange
+// on every task's path.
+inline void close_handed_back(task* t) noexcept {
+  task* held =
+      t->returned.exchange(&g_returned_closed, std::memory_order_acquire);  // [P-OMP Handback] H4 pairs with H2
+  if (held != nullptr) [[unlikely]]
+    move_handed_back_up(t, held);
+}
 // Runs one task of ts's team if one is available (any task: barrier rules). True if it ran one.
 bool run_any_task(thread_state& ts) noexcept;
 // Waits until latch reaches zero, running descendants of the current task meanwhile.

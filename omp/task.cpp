@@ -103,9 +103,8 @@ inline void finish(thread_state& ts, task* t) noexcept {
     if (t->dep_recorded) release_successors(ts, t);  // else no sibling can hold an edge on it
     if (t->group != nullptr) t->group->pending.done();
     t->parent->children.done();
-    release(t->parent);
   }
-  release(t);
+  release(t);  // [P-OMP Task T5] freeing it drops its hold on its parent
   if (deferred)
     tm->pending_tasks.fetch_sub(1, std::memory_order_acq_rel);  // [P-OMP Task T4] pairs with the barrier's acquire
 }
@@ -114,17 +113,21 @@ inline void finish(thread_state& ts, task* t) noexcept {
 void finish_task(thread_state& ts, task* t) noexcept { finish(ts, t); }
 
 void release_task(task* t) noexcept {
-  if (t->implicit) return;
   // [P-OMP Task T5] the last reference frees. A count of 1 is the caller's own reference:
   // no other holder is left to release concurrently (the acquire load sees their releases),
-  // so the common leaf task skips the read-modify-write.
-  if (t->refs.load(std::memory_order_acquire) == 1 ||          // pairs with the decrements below
-      t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // pairs with the other decrements
+  // so the common leaf task skips the read-modify-write. A deferred task holds a reference
+  // on its parent until it is freed, so a live task's whole chain of ancestors is alive
+  // ([P-OMP Handback] H2 walks it).
+  while (!t->implicit && (t->refs.load(std::memory_order_acquire) == 1 ||           // pairs with the decrements below
+                          t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)) {  // pairs with the other decrements
+    task* parent = t->deferred ? t->parent : nullptr;
     clear_dependences(t);
     delete t->successors;
     const std::uint8_t cls = t->block_class;
     t->~task();
     free_block(t, cls);
+    if (parent == nullptr) return;
+    t = parent;
   }
 }
 
