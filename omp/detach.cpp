@@ -47,7 +47,7 @@ void inbox_push(team& tm, task* t, bool finish) noexcept {
   thread_state* group_owner = t->group != nullptr ? t->group->pending.owner : nullptr;
   t->inbox_finish = finish;
   mutex_lock(&tm.inbox_lock);  // [P-OMP Detach V4] the unlock publishes t and its body's effects
-  t->inbox_next = tm.inbox.load(std::memory_order_relaxed);
+  t->waiting_next = tm.inbox.load(std::memory_order_relaxed);
   tm.inbox.store(t, std::memory_order_relaxed);
   mutex_unlock(&tm.inbox_lock);
   // [P-OMP Detach V4] wake whoever may be waiting for t: barrier waiters on the team's event
@@ -65,13 +65,13 @@ bool run_inbox_slow(thread_state& ts, bool any) noexcept {
   // [P-OMP Task T3] a task wait takes only descendants of its task (their successors are too)
   while (x != nullptr && !any && !may_run_in_wait(ts, x)) {
     prev = x;
-    x = x->inbox_next;
+    x = x->waiting_next;
   }
   if (x != nullptr) {
     if (prev != nullptr)
-      prev->inbox_next = x->inbox_next;
+      prev->waiting_next = x->waiting_next;
     else
-      tm.inbox.store(x->inbox_next, std::memory_order_relaxed);
+      tm.inbox.store(x->waiting_next, std::memory_order_relaxed);
   }
   mutex_unlock(&tm.inbox_lock);
   if (x == nullptr) return false;

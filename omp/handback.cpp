@@ -25,7 +25,7 @@ task* push_chain(task* to, task* first, task* last) noexcept {
       head = to->returned.load(std::memory_order_relaxed);
       continue;
     }
-    last->returned_next = head;
+    last->waiting_next = head;
     if (to->returned.compare_exchange_weak(head, first, std::memory_order_release,
                                            std::memory_order_relaxed))  // [P-OMP Handback] H2 pairs with H3, H4
       return to;
@@ -41,11 +41,11 @@ void wake_for(team& tm, task* owner) noexcept {
 
 // One task off owner's list. Pushes only add on top, and poppers are one at a time (the thread
 // running owner, or an implicit task's lock holder), so the CAS cannot meet a node popped and
-// pushed again (no ABA) and head->returned_next is stable while it is read.
+// pushed again (no ABA) and head->waiting_next is stable while it is read.
 task* pop_one(task* owner) noexcept {
   task* head = owner->returned.load(std::memory_order_acquire);  // [P-OMP Handback] H3 pairs with H2
   while (head != nullptr && head != closed() &&
-         !owner->returned.compare_exchange_weak(head, head->returned_next, std::memory_order_acquire,
+         !owner->returned.compare_exchange_weak(head, head->waiting_next, std::memory_order_acquire,
                                                 std::memory_order_acquire)) {  // [P-OMP Handback] H3 pairs with H2
   }
   return head == closed() ? nullptr : head;
@@ -71,9 +71,10 @@ bool run_handed_back(thread_state& ts, task* owner) noexcept {
   if (owner->returned.load(std::memory_order_relaxed) == nullptr) return false;  // a hint; H2's wake covers a miss
   task* x;
   if (owner->implicit) {  // [P-OMP Handback] H5 barrier waiters pop one at a time
-    mutex_lock(&owner->returned_lock);
+    team& tm = *owner->owner_team;
+    mutex_lock(&tm.inbox_lock);
     x = pop_one(owner);
-    mutex_unlock(&owner->returned_lock);
+    mutex_unlock(&tm.inbox_lock);
   } else {
     x = pop_one(owner);
   }
@@ -84,7 +85,7 @@ bool run_handed_back(thread_state& ts, task* owner) noexcept {
 
 void move_handed_back_up(task* t, task* first) noexcept {
   task* last = first;
-  while (last->returned_next != nullptr) last = last->returned_next;
+  while (last->waiting_next != nullptr) last = last->waiting_next;
   wake_for(*t->owner_team, push_chain(t->parent, first, last));
 }
 

@@ -319,18 +319,20 @@ struct task {
   std::atomic<std::uint32_t> detach_left{0};  // [P-OMP Detach V2] body and event still to come (2, 1, 0)
   std::vector<task*>* successors = nullptr;
   struct dep_map* deps = nullptr;  // its children's last writers and readers, by address
-  task* inbox_next = nullptr;      // [P-OMP Detach V4]
-  // [P-OMP Handback] the task's place in the tree, for a waiter's bounded descent check: its
-  // distance from its implicit task, and that implicit task (null for an implicit task)
-  std::uint32_t depth = 0;
-  task* root = nullptr;
+  // the next task in the team's inbox ([P-OMP Detach V4]) or on a returned stack ([P-OMP
+  // Handback] H2): a task waits in at most one of them
+  task* waiting_next = nullptr;
   // [P-OMP Handback] children a waiter stole but could not run, handed back for this task's
   // own waits: a stack pushed by CAS, popped by the thread running the task (an implicit
-  // task's by its team's barrier waiters too, one at a time under returned_lock), closed
-  // when the body returns, after which hand-backs go to the nearest open ancestor
+  // task's by its team's barrier waiters too, one at a time under the team's inbox_lock),
+  // closed when the body returns, after which hand-backs go to the nearest open ancestor
   std::atomic<task*> returned{nullptr};
-  task* returned_next = nullptr;
-  std::uint32_t returned_lock = 0;
+  // [P-OMP Handback] H1: the task's distance from its implicit task, and that implicit task
+  // (an implicit task's is itself). Not initialised here: init_child sets both for every
+  // explicit task, the team for its implicit ones (start_turn, team::team), so task creation
+  // stores them once.
+  task* root;
+  std::uint32_t depth;
   thread_state* detach_waiter = nullptr;  // [P-OMP Detach V6] an undeferred detached task's encountering thread
   std::uint64_t trace_t0 = 0;             // an implicit task: its turn's start, when traced ([P-TRACE])
 };
@@ -386,9 +388,12 @@ bool run_handed_back(thread_state& ts, task* owner) noexcept;
 extern task g_returned_closed;
 // H4's slow path: `held`, taken off t's stack as it closed, moves up to t's nearest open ancestor.
 void move_handed_back_up(task* t, task* held) noexcept;
-// t's body returned: no more hand-backs reach t; those it holds move up. Inline: one exchange
-// on every task's path.
+// t's body returned: no more hand-backs reach t; those it holds move up. Inline, on every
+// task's path: a task with no deferred child alive (refs 1, only its own: every live
+// descendant holds a reference on its parent, T5) can receive no hand-back, now or later, and
+// skips the exchange.
 inline void close_handed_back(task* t) noexcept {
+  if (t->refs.load(std::memory_order_relaxed) == 1) return;  // relaxed: no child is left to push
   task* held =
       t->returned.exchange(&g_returned_closed, std::memory_order_acquire);  // [P-OMP Handback] H4 pairs with H2
   if (held != nullptr) [[unlikely]]

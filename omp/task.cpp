@@ -112,22 +112,30 @@ inline void finish(thread_state& ts, task* t) noexcept {
 
 void finish_task(thread_state& ts, task* t) noexcept { finish(ts, t); }
 
+namespace {
+// What a freed task's dependences left: its children's map and its successor list.
+[[gnu::noinline]] void drop_dependence_state(task* t) noexcept {
+  clear_dependences(t);
+  delete t->successors;
+}
+}  // namespace
+
 void release_task(task* t) noexcept {
   // [P-OMP Task T5] the last reference frees. A count of 1 is the caller's own reference:
   // no other holder is left to release concurrently (the acquire load sees their releases),
   // so the common leaf task skips the read-modify-write. A deferred task holds a reference
   // on its parent until it is freed, so a live task's whole chain of ancestors is alive
   // ([P-OMP Handback] H2 walks it).
-  while (!t->implicit && (t->refs.load(std::memory_order_acquire) == 1 ||           // pairs with the decrements below
-                          t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)) {  // pairs with the other decrements
+  if (t->implicit) return;
+  if (t->refs.load(std::memory_order_acquire) == 1 ||          // pairs with the decrements below
+      t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // pairs with the other decrements
     task* parent = t->deferred ? t->parent : nullptr;
-    clear_dependences(t);
-    delete t->successors;
+    if (t->deps != nullptr || t->successors != nullptr) [[unlikely]]
+      drop_dependence_state(t);
     const std::uint8_t cls = t->block_class;
     t->~task();
     free_block(t, cls);
-    if (parent == nullptr) return;
-    t = parent;
+    if (parent != nullptr) release_task(parent);  // a tail call
   }
 }
 
@@ -207,8 +215,8 @@ void init_child(thread_state& ts, task* t, bool final) noexcept {
   t->final_task = final || parent->final_task;
   t->current_group = parent->current_group;
   t->npred.store(1, std::memory_order_relaxed);
-  t->depth = parent->depth + 1;                        // [P-OMP Handback]
-  t->root = parent->implicit ? parent : parent->root;  // [P-OMP Handback]
+  t->root = parent->root;        // [P-OMP Handback] H1
+  t->depth = parent->depth + 1;  // [P-OMP Handback] H1
 }
 
 namespace {

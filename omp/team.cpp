@@ -181,6 +181,8 @@ void start_turn(thread_state& ts, team& t, unsigned id) noexcept {
   x.~task();
   new (&x) task;
   x.implicit = true;
+  x.root = &x;  // [P-OMP Handback] H1
+  x.depth = 0;
   x.owner_team = &t;
   x.icvs = t.icvs;                  // [P-OMP Team S1]
   x.current_group = t.first_group;  // [P-OMP Reduce R4]
@@ -251,6 +253,8 @@ team::team(unsigned n) : nthreads(n) {
   implicit_tasks = new task[n];
   for (unsigned i = 0; i < n; ++i) {
     implicit_tasks[i].implicit = true;
+    implicit_tasks[i].root = &implicit_tasks[i];  // [P-OMP Handback] H1
+    implicit_tasks[i].depth = 0;
     implicit_tasks[i].owner_team = this;
   }
   if (n > 1) {
