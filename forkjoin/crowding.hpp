@@ -9,9 +9,11 @@
 namespace forkjoin::detail {
 
 // A sched_yield that kept this thread off its CPU longer than this handed the CPU to another
-// runnable thread for a time slice: the run queue is crowded.
-inline constexpr std::chrono::microseconds k_crowd_yield_gap{30};
-// Two steps of a spin further apart than this: the spinning thread was preempted.
+// runnable thread for a time slice (0.75 ms and up under EEVDF): the run queue is crowded.
+// Shorter: the process's own extra threads, which hand it back after a chunk or a task.
+inline constexpr std::chrono::microseconds k_crowd_yield_gap{250};
+// Two steps of a spin further apart than this: the spinning thread was preempted (counted
+// only in a pool no larger than its CPUs, where its own threads do not preempt each other).
 inline constexpr std::chrono::microseconds k_crowd_spin_gap{100};
 // What a wait that cannot park sleeps instead of a yield while the CPUs are crowded.
 inline constexpr std::chrono::microseconds k_crowd_nap{50};

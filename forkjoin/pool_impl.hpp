@@ -93,6 +93,7 @@ class pool_impl final : private work_monitor {
   std::chrono::nanoseconds spin_window(const worker_slot& w, bool wait) const noexcept;
   // After the spin, sched_yield rounds before parking: only an oversubscribed pool yields.
   unsigned yield_rounds() const noexcept { return oversubscribed_ ? options_.yield_rounds : 0; }
+  bool oversubscribed() const noexcept { return oversubscribed_; }
   // One pass over the injector and every other deque (from a random start, `preferred`
   // first); repeated while some steal lost a race. `batch`: take len/N + 1 injected jobs
   // and keep the rest on w's deque (top-level workers only; waiters take one).

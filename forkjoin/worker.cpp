@@ -51,7 +51,8 @@ class backoff {
         spin_ = std::min(spin_, p_.options().spin_time);
         yields_left_ = 0;
       }
-    } else if (now - last_ > k_crowd_spin_gap) {  // [P-SLEEP Crowd] preempted while spinning
+    } else if (now - last_ > k_crowd_spin_gap && !p_.oversubscribed()) {
+      // [P-SLEEP Crowd] preempted while spinning, and not by the pool's own extra threads
       note_crowded(now_ns);
       last_ = now;
       return false;
