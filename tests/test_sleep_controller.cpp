@@ -3,6 +3,7 @@
 // every property is checked without a pool. A broken wake-up fails within seconds (the
 // threads are then released with wake_all) instead of hanging.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "crowding.hpp"
 #include "sleep.hpp"
 #include "support.hpp"
 
@@ -261,3 +263,67 @@ TEST(SleepController, NoLostWakeUpWithOneConsumer) { check_no_lost_wake_up(1); }
 
 // Three consumers: wake_one picks among sleepers, and the last searcher wakes a replacement.
 TEST(SleepController, NoLostWakeUpWithThreeConsumers) { check_no_lost_wake_up(3); }
+
+// [P-SLEEP Crowd] an observation marks the CPUs crowded for k_crowd_hold, then the mark lapses
+// by itself (the waits spin and yield again on a machine that quieted down). Each test runs in
+// a process of its own, so the process-wide mark starts clear.
+TEST(SleepCrowding, MarkHoldsThenLapses) {
+  namespace fd = forkjoin::detail;
+  const std::int64_t hold = std::chrono::nanoseconds(fd::k_crowd_hold).count();
+  const std::int64_t t = fd::crowd_clock_ns() + 10 * hold;  // after anything this process saw
+  EXPECT_FALSE(fd::crowded(t));
+  const std::uint64_t seen = fd::crowd_observations();
+  fd::note_crowded(t);
+  EXPECT_EQ(fd::crowd_observations(), seen + 1);
+  EXPECT_TRUE(fd::crowded(t));
+  EXPECT_TRUE(fd::crowded(t + hold - 1));
+  EXPECT_FALSE(fd::crowded(t + hold));
+  fd::note_crowded(t - hold);  // an older observation does not shorten the mark
+  EXPECT_TRUE(fd::crowded(t + hold - 1));
+}
+
+// While the mark stands, a wait does not yield at all: yield_if_uncrowded returns false at
+// once and notes nothing.
+TEST(SleepCrowding, NoYieldWhileCrowded) {
+  namespace fd = forkjoin::detail;
+  fd::note_crowded(fd::crowd_clock_ns());
+  const std::uint64_t seen = fd::crowd_observations();
+  for (int i = 0; i < 100; ++i) EXPECT_FALSE(fd::yield_if_uncrowded());
+  EXPECT_EQ(fd::crowd_observations(), seen);
+}
+
+// A yield behind a busy thread on the same CPU hands it over for that thread's time slice:
+// some yield of a bounded number takes longer than k_crowd_yield_gap and marks the CPUs
+// crowded. Timing: it relies on the scheduler's slice, so it runs with the timing preset.
+TEST(SleepCrowdingTiming, YieldBehindABusyThreadMarksCrowded) {
+  namespace fd = forkjoin::detail;
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &mine)) ++cpu;
+  ASSERT_LT(cpu, CPU_SETSIZE);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  std::atomic<bool> stop{false}, spinning{false};
+  std::thread busy([&] {
+    sched_setaffinity(0, sizeof one, &one);
+    spinning.store(true);
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  // a mark left by an earlier test of this process (run as one binary) lapses first
+  for (int i = 0; i < 400 && fd::crowded(fd::crowd_clock_ns()); ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_FALSE(fd::crowded(fd::crowd_clock_ns()));
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  while (!spinning.load()) std::this_thread::yield();
+  const std::uint64_t seen = fd::crowd_observations();
+  int yields = 0;
+  while (yields < 10000 && fd::yield_if_uncrowded()) ++yields;
+  const bool marked = fd::crowded(fd::crowd_clock_ns());
+  stop.store(true);
+  busy.join();
+  sched_setaffinity(0, sizeof mine, &mine);
+  EXPECT_TRUE(marked) << yields << " yields behind a busy thread, none lost the CPU for long";
+  EXPECT_EQ(fd::crowd_observations(), seen + 1);
+}
