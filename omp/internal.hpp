@@ -388,17 +388,6 @@ bool run_handed_back(thread_state& ts, task* owner) noexcept;
 extern task g_returned_closed;
 // H4's slow path: `held`, taken off t's stack as it closed, moves up to t's nearest open ancestor.
 void move_handed_back_up(task* t, task* held) noexcept;
-// t's body returned: no more hand-backs reach t; those it holds move up. Inline, on every
-// task's path: a task with no deferred child alive (refs 1, only its own: every live
-// descendant holds a reference on its parent, T5) can receive no hand-back, now or later, and
-// skips the exchange.
-inline void close_handed_back(task* t) noexcept {
-  if (t->refs.load(std::memory_order_relaxed) == 1) return;  // relaxed: no child is left to push
-  task* held =
-      t->returned.exchange(&g_returned_closed, std::memory_order_acquire);  // [P-OMP Handback] H4 pairs with H2
-  if (held != nullptr) [[unlikely]]
-    move_handed_back_up(t, held);
-}
 // Runs one task of ts's team if one is available (any task: barrier rules). True if it ran one.
 bool run_any_task(thread_state& ts) noexcept;
 // Waits until latch reaches zero, running descendants of the current task meanwhile.
@@ -416,6 +405,21 @@ void release_successors(thread_state& ts, task* t) noexcept;  // t finished
 void clear_dependences_of(task* t) noexcept;                  // all of t's children finished, t->deps set
 inline void clear_dependences(task* t) noexcept {             // all of t's children finished
   if (t->deps != nullptr) clear_dependences_of(t);
+}
+
+// t's body returned. Inline, on every task's path: a task with no deferred child alive (refs
+// 1, only its own: every live descendant holds a reference on its parent, T5) can receive no
+// hand-back, now or later, and has nothing more to do here. Otherwise its children's
+// dependence map, which no later sibling will use, lets go of them (its references would keep
+// them, and so t, alive for ever: T5), and [P-OMP Handback] H4 closes t's stack and moves what
+// it held up.
+inline void body_returned(task* t) noexcept {
+  if (t->refs.load(std::memory_order_relaxed) == 1) return;  // relaxed: no child is left to push
+  clear_dependences(t);
+  task* held =
+      t->returned.exchange(&g_returned_closed, std::memory_order_acquire);  // [P-OMP Handback] H4 pairs with H2
+  if (held != nullptr) [[unlikely]]
+    move_handed_back_up(t, held);
 }
 
 // ---- work shares ([P-OMP WS]) ------------------------------------------------------------

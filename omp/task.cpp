@@ -160,7 +160,7 @@ void run_task(thread_state& ts, task* t) noexcept {
   // [P-OMP Cancel K5] discarded unstarted, unless only its body destroys its copies
   if (!t->deferred || t->copied || !task_cancelled(*t)) t->fn(t->data);
   ts.cur_task = prev;
-  close_handed_back(t);                                   // [P-OMP Handback] H4
+  body_returned(t);                                       // [P-OMP Handback] H4
   if (t->detached && !detached_body_returned(t)) return;  // [P-OMP Detach V3] the event completes it
   finish(ts, t);
 }
@@ -289,7 +289,7 @@ void begin_undeferred(thread_state& ts, task* t) noexcept {
 
 void end_undeferred(thread_state& ts, task* t) noexcept {
   ts.cur_task = t->parent;
-  close_handed_back(t);                                                  // [P-OMP Handback] H4 (never an implicit task)
+  body_returned(t);                                                      // [P-OMP Handback] H4 (never an implicit task)
   if (t->detached && !detached_body_returned(t)) wait_for_event(ts, t);  // [P-OMP Detach V6]
   finish_task(ts, t);
 }
