@@ -1,13 +1,13 @@
 /* handback.pml: tasks a waiter may not run go back to their parent, forkjoin/DESIGN.md
  * [P-OMP Handback] H2 (push on the nearest open stack), H3 (the runner pops its task's stack),
- * H4 (a body's end closes its stack and moves what it held up) and H5 (barrier waiters pop an
- * implicit task's stack one at a time). Mirrors omp/handback.cpp (push_chain, pop_one,
+ * H4 (a body's end closes its stack and moves what it held up) and H5 (an implicit task's
+ * thread pops its stack at the barrier). Mirrors omp/handback.cpp (push_chain, pop_one,
  * run_handed_back, close_handed_back).
  *
  * Scenario: implicit task I; P a child of I; Q and Y children of P; X a child of Q. Thief A
  * stole X and hands it back, thief B stole Y and hands it back, each at any moment. Q's
  * runner and P's runner each either wait for their children (popping their own stack, H3)
- * or not, then end their body (H4). A barrier thread pops I's stack until X and Y ran.
+ * or not, then end their body (H4). I's thread, at the barrier, pops I's stack until X and Y ran.
  * Checked, exhaustively:
  *  - exactly once: no task runs twice (assertion in execute);
  *  - nothing stranded: every handed-back task runs; a stack that holds a task nobody will
@@ -34,7 +34,6 @@ byte head[4];   /* the stacks of I, P, Q (index = task) */
 byte next[6];   /* link of a handed-back task */
 byte parent[6];
 byte ran[6];
-bool lock_i;    /* H5: I's returned_lock */
 
 inline execute(t) {
   d_step { assert(ran[t] == 0); ran[t] = 1 }
@@ -63,7 +62,7 @@ inline push_chain(to, first, last, h, ok) {
   od
 }
 
-/* H3: pop one task off t's stack (one popper at a time) and run it */
+/* H3, H5: pop one task off t's stack (its one popper) and run it */
 inline pop_run(t, h, n, ok) {
   h = head[t];
   ok = false;
@@ -130,10 +129,7 @@ proctype barrier() {
   bool ok;
   do
   :: (ran[X] && ran[Y] && ran[P] && ran[Q]) -> break
-  :: (head[I] != NIL) ->
-     atomic { !lock_i -> lock_i = true };
-     pop_run(I, h, n, ok);
-     lock_i = false
+  :: (head[I] != NIL) -> pop_run(I, h, n, ok)
   od
 }
 

@@ -1,7 +1,6 @@
 // handback.cpp: tasks a waiter stole but may not run go back to their parent, where the
 // parent's own waits find them in O(1). [P-OMP Handback]
 #include "internal.hpp"
-#include "lock.hpp"
 
 namespace forkjoin::omp {
 
@@ -14,10 +13,19 @@ task* closed() noexcept { return &g_returned_closed; }
 // followed, since the process started (tests bound it).
 std::atomic<std::uint64_t> g_walk_steps{0};
 
-// Links the chain first..last onto the list of the nearest open task from `to` upwards;
-// returns that task. Every task on the way is alive: a deferred task holds a reference on its
+// Who may be waiting for what a stack now holds: its task's runner, parked on its wake word
+// ([P-OMP Count] C5), and for an implicit task the barrier's waiters on the team's event
+// ([P-OMP Wait] W2). Read before the push: once x is on the stack, its runner may run it and
+// free the task (x was what kept it alive).
+struct waiters {
+  thread_state* runner;
+  bool implicit;
+};
+
+// Links the chain first..last onto the list of the nearest open task from `to` upwards; says
+// whom to wake. Every task on the way is alive: a deferred task holds a reference on its
 // parent until it is freed ([P-OMP Task T5]), and the chain's tasks are not finished.
-task* push_chain(task* to, task* first, task* last) noexcept {
+waiters push_chain(task* to, task* first, task* last) noexcept {
   task* head = to->returned.load(std::memory_order_relaxed);
   for (;;) {
     if (head == closed()) {  // its body returned: never an implicit task, so a parent exists
@@ -25,23 +33,22 @@ task* push_chain(task* to, task* first, task* last) noexcept {
       head = to->returned.load(std::memory_order_relaxed);
       continue;
     }
+    const waiters w{to->children.owner, to->implicit};
     last->waiting_next = head;
     if (to->returned.compare_exchange_weak(head, first, std::memory_order_release,
                                            std::memory_order_relaxed))  // [P-OMP Handback] H2 pairs with H3, H4
-      return to;
+      return w;
   }
 }
 
-// Whoever may be waiting for what `owner` now holds: its own waits park on its thread's wake
-// word ([P-OMP Count] C5), a barrier's waiters on the team's event ([P-OMP Wait] W2).
-void wake_for(team& tm, task* owner) noexcept {
-  if (owner->implicit) tm.wakeup.notify();
-  if (thread_state* o = owner->children.owner) wake_thread(*o);
+void wake(team& tm, const waiters& w) noexcept {
+  if (w.implicit) tm.wakeup.notify();
+  if (w.runner != nullptr) wake_thread(*w.runner);
 }
 
-// One task off owner's list. Pushes only add on top, and poppers are one at a time (the thread
-// running owner, or an implicit task's lock holder), so the CAS cannot meet a node popped and
-// pushed again (no ABA) and head->waiting_next is stable while it is read.
+// One task off owner's list. Pushes only add on top, and one thread pops (the one running
+// owner, or owning it for an implicit task), so the CAS cannot meet a node popped and pushed
+// again (no ABA) and head->waiting_next is stable while it is read.
 task* pop_one(task* owner) noexcept {
   task* head = owner->returned.load(std::memory_order_acquire);  // [P-OMP Handback] H3 pairs with H2
   while (head != nullptr && head != closed() &&
@@ -65,19 +72,11 @@ bool may_run_in_wait(const thread_state& ts, const task* x) noexcept {
 
 std::uint64_t wait_walk_steps() noexcept { return g_walk_steps.load(std::memory_order_relaxed); }
 
-void hand_back(team& tm, task* x) noexcept { wake_for(tm, push_chain(x->parent, x, x)); }
+void hand_back(team& tm, task* x) noexcept { wake(tm, push_chain(x->parent, x, x)); }
 
 bool run_handed_back(thread_state& ts, task* owner) noexcept {
   if (owner->returned.load(std::memory_order_relaxed) == nullptr) return false;  // a hint; H2's wake covers a miss
-  task* x;
-  if (owner->implicit) {  // [P-OMP Handback] H5 barrier waiters pop one at a time
-    team& tm = *owner->owner_team;
-    mutex_lock(&tm.inbox_lock);
-    x = pop_one(owner);
-    mutex_unlock(&tm.inbox_lock);
-  } else {
-    x = pop_one(owner);
-  }
+  task* x = pop_one(owner);  // [P-OMP Handback] H3, H5: only owner's own thread pops
   if (x == nullptr) return false;
   run_task(ts, x);
   return true;
@@ -86,7 +85,8 @@ bool run_handed_back(thread_state& ts, task* owner) noexcept {
 void move_handed_back_up(task* t, task* first) noexcept {
   task* last = first;
   while (last->waiting_next != nullptr) last = last->waiting_next;
-  wake_for(*t->owner_team, push_chain(t->parent, first, last));
+  team& tm = *t->owner_team;  // read before the push, as the waiters are
+  wake(tm, push_chain(t->parent, first, last));
 }
 
 }  // namespace forkjoin::omp

@@ -323,9 +323,9 @@ struct task {
   // Handback] H2): a task waits in at most one of them
   task* waiting_next = nullptr;
   // [P-OMP Handback] children a waiter stole but could not run, handed back for this task's
-  // own waits: a stack pushed by CAS, popped by the thread running the task (an implicit
-  // task's by its team's barrier waiters too, one at a time under the team's inbox_lock),
-  // closed when the body returns, after which hand-backs go to the nearest open ancestor
+  // own waits: a stack pushed by CAS, popped only by the thread running the task (for an
+  // implicit task, its own thread, in its waits and at barriers), closed when the body
+  // returns, after which hand-backs go to the nearest open ancestor
   std::atomic<task*> returned{nullptr};
   // [P-OMP Handback] H1: the task's distance from its implicit task, and that implicit task
   // (an implicit task's is itself). Not initialised here: init_child sets both for every

@@ -172,9 +172,8 @@ bool run_any_task(thread_state& ts) noexcept {
   if (t.pending_tasks.load(std::memory_order_relaxed) == 0) return false;
   if (run_inbox(ts, true)) return true;  // [P-OMP Detach V4]
   if (t.deques == nullptr) return false;
-  // [P-OMP Handback] H5 a barrier's waiter runs what was handed back to any implicit task
-  for (unsigned k = 0; k < t.nthreads; ++k)
-    if (run_handed_back(ts, &t.implicit_tasks[(ts.id + k) % t.nthreads])) return true;
+  // [P-OMP Handback] H5 a barrier's waiter runs what was handed back to its implicit task
+  if (run_handed_back(ts, &t.implicit_tasks[ts.id])) return true;
   if (task* x = t.deques[ts.id].pop()) {
     run_task(ts, x);
     return true;
