@@ -14,19 +14,13 @@
 #include <cstdlib>
 #include <vector>
 
+#include "check.h"
+
 namespace forkjoin::omp {
 std::uint64_t wait_walk_steps() noexcept;  // libforkjoin-omp's statistic (handback.cpp)
 }
 
 namespace {
-
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
 
 constexpr int k_root_children = 500;
 constexpr int k_children = 4;
