@@ -1,6 +1,6 @@
 // join_fib.cpp: fib(27) through forkjoin::join in a pool of T threads, R runs; prints the
 // median and checks the answer. Built by hand against a tree's library (not by CMake), to
-// compare two trees' instruction counts under callgrind (bench/RESULTS.md, fourth session):
+// compare two trees' instruction counts under callgrind (bench/history/2026-11-30.md, 18:38):
 //   g++ -std=c++20 -O2 -DNDEBUG -I<tree>/include join_fib.cpp <tree>/build/release/libforkjoin.a -lpthread
 //   valgrind --tool=callgrind ./a.out 1 3
 #include <algorithm>

@@ -53,7 +53,7 @@ struct pool_options {
   bool pin_threads = false;
   /// Steal half of the victim's public jobs at once (one CAS per job; the extra ones go
   /// to the thief's own deque) instead of one. Off by default: bench_ablation measures it
-  /// (bench/RESULTS.md) and it has not earned its place for fork-join workloads.
+  /// (bench/history/2026-11-30.md) and it has not earned its place for fork-join workloads.
   bool steal_half = false;
   /// Worker thread names are "<prefix>-<index>" (truncated to 15 characters by Linux).
   std::string thread_name_prefix = "forkjoin";
