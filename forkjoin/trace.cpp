@@ -1,6 +1,7 @@
-// trace.cpp: a pool's observer (trace.hpp): allocates the trace rings, snapshots them into
-// a Chrome Trace Event Format JSON file ([P-TRACE]), keeps the process-wide list of
-// observers for trace_flush() and exit, and formats the FORKJOIN_STATS table.
+// trace.cpp: a pool's observer (trace.hpp): allocates the trace rings, snapshots them
+// ([P-TRACE]) for trace_json.cpp to write as a Chrome Trace Event Format JSON file, keeps
+// the process-wide list of observers for trace_flush() and exit, and formats the
+// FORKJOIN_STATS table.
 #include "trace.hpp"
 
 #include <pthread.h>
@@ -11,7 +12,6 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,7 +19,6 @@
 #include <new>
 #include <stdexcept>
 #include <string_view>
-#include <unordered_map>
 
 #include "pool_impl.hpp"
 
@@ -112,40 +111,34 @@ bool use_tsc() {
 #endif
 }
 
-struct event {
-  std::uint64_t t0, t1, a, b;
-  trace_kind kind;
-  std::uint32_t worker;
-  bool open = false;  // still running at the snapshot: t1 is the snapshot's time
-};
-
 // [P-TRACE O3, O4, O5] the spans of ring r open right now, before its events are copied.
-void open_snapshot(const trace_ring& r, std::uint32_t worker, std::vector<event>& out) {
+void open_snapshot(const trace_ring& r, std::uint32_t worker, std::vector<trace_event>& out) {
   std::uint64_t words[trace_ring::k_max_open * 4];
   std::uint64_t n = 0;
   if (!r.open_spans(words, n)) return;
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t* w = words + i * 4;
-    out.push_back(event{w[0], 0, w[2], w[3], static_cast<trace_kind>(w[1] >> trace_ring::k_kind_shift), worker, true});
+    out.push_back(
+        trace_event{w[0], 0, w[2], w[3], static_cast<trace_kind>(w[1] >> trace_ring::k_kind_shift), worker, true});
   }
 }
 
 // [P-TRACE S1, S2, S3, S4, S5]: the events of one ring that are certainly intact, oldest first, and the
 // number of older ones that were dropped (overwritten, or being overwritten right now).
-std::uint64_t snapshot(const trace_ring& r, std::uint32_t worker, std::vector<event>& out) {
+std::uint64_t snapshot(const trace_ring& r, std::uint32_t worker, std::vector<trace_event>& out) {
   const std::uint64_t cap = r.capacity();
   const std::uint64_t done = r.done(std::memory_order_acquire);  // [P-TRACE S1] pairs with R3
   const std::uint64_t first = done > cap ? done - cap : 0;
-  std::vector<event> mine;
+  std::vector<trace_event> mine;
   mine.reserve(static_cast<std::size_t>(done - first));
   for (std::uint64_t i = first; i < done; ++i) {  // [P-TRACE S2] relaxed copies
     auto* e = const_cast<std::uint64_t*>(r.words() + (i % cap) * 4);
     const std::uint64_t w1 = std::atomic_ref<std::uint64_t>(e[1]).load(std::memory_order_relaxed);
     const std::uint64_t t0 = std::atomic_ref<std::uint64_t>(e[0]).load(std::memory_order_relaxed);
-    mine.push_back(event{t0, t0 + (w1 & trace_ring::k_time_mask),
-                         std::atomic_ref<std::uint64_t>(e[2]).load(std::memory_order_relaxed),
-                         std::atomic_ref<std::uint64_t>(e[3]).load(std::memory_order_relaxed),
-                         static_cast<trace_kind>(w1 >> trace_ring::k_kind_shift), worker, false});
+    mine.push_back(trace_event{t0, t0 + (w1 & trace_ring::k_time_mask),
+                               std::atomic_ref<std::uint64_t>(e[2]).load(std::memory_order_relaxed),
+                               std::atomic_ref<std::uint64_t>(e[3]).load(std::memory_order_relaxed),
+                               static_cast<trace_kind>(w1 >> trace_ring::k_kind_shift), worker, false});
   }
   if constexpr (!FORKJOIN_TSAN) std::atomic_thread_fence(std::memory_order_acquire);  // [P-TRACE S3] pairs with R2
   const std::uint64_t begun = r.begun(std::memory_order_relaxed);                     // [P-TRACE S4]
@@ -157,74 +150,54 @@ std::uint64_t snapshot(const trace_ring& r, std::uint32_t worker, std::vector<ev
   return std::min(keep_from, done);
 }
 
-const char* kind_name(trace_kind k) {
-  switch (k) {
-    case trace_kind::run:
-      return "run";
-    case trace_kind::join_f:
-      return "join.f";
-    case trace_kind::join_g:
-      return "join.g";
-    case trace_kind::task:
-      return "task";
-    case trace_kind::chunk:
-      return "chunk";
-    case trace_kind::spin:
-      return "spin";
-    case trace_kind::park:
-      return "park";
-    case trace_kind::spawn:
-      return "spawn";
-    case trace_kind::steal:
-      return "steal";
-    case trace_kind::split:
-      return "split";
-    case trace_kind::blocking:
-      return "blocking";
-    case trace_kind::spare_start:
-      return "spare.start";
-    case trace_kind::yield:
-      return "yield";
-    case trace_kind::omp_region:
-      return "omp.region";
-    case trace_kind::omp_task:
-      return "omp.task";
-    case trace_kind::omp_barrier:
-      return "omp.barrier";
+// One ring's events, then those of its spans still open that it has not recorded closed;
+// returns the number of its older events that were dropped.
+std::uint64_t snapshot_with_open_spans(const trace_ring& r, std::uint32_t worker, std::vector<trace_event>& out) {
+  // Open spans first: one that closes before its ring is copied is then in both, and
+  // the closed copy wins below; read after, it would be in neither.
+  std::vector<trace_event> open;
+  open_snapshot(r, worker, open);
+  const std::size_t first = out.size();
+  const std::uint64_t dropped = snapshot(r, worker, out);
+  for (const trace_event& o : open) {
+    const bool closed = std::any_of(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+                                    [&](const trace_event& e) { return e.kind == o.kind && e.t0 == o.t0; });
+    if (!closed) out.push_back(o);
   }
-  return "?";
+  return dropped;
 }
 
-bool is_job(trace_kind k) {
-  return k == trace_kind::run || k == trace_kind::join_f || k == trace_kind::join_g || k == trace_kind::task ||
-         k == trace_kind::chunk || k == trace_kind::yield || k == trace_kind::omp_region || k == trace_kind::omp_task;
+// Every ring of s in turn, ring i's events on worker i's track: fills s.events and s.dropped.
+void snapshot_rings(trace_snapshot& s) {
+  s.dropped.resize(s.rings.size());
+  for (std::size_t i = 0; i < s.rings.size(); ++i)
+    s.dropped[i] = snapshot_with_open_spans(*s.rings[i], static_cast<std::uint32_t>(i), s.events);
 }
 
-const char* category(trace_kind k) {
-  if (is_job(k)) return "job";
-  if (k == trace_kind::blocking) return "blocked";
-  return "idle";  // spin, park, omp.barrier
+// A span still open at the snapshot ends at open_end, a time read after every open span began.
+void close_open_spans(std::vector<trace_event>& events, std::uint64_t open_end) {
+  for (trace_event& e : events)
+    if (e.open) e.t1 = open_end;
+}
+
+// Ticks to nanoseconds since the pool started, calibrated on steady_clock over the
+// whole trace (both clocks read at creation and now).
+void ticks_to_ns(std::vector<trace_event>& events, bool tsc, std::uint64_t epoch_ns, std::uint64_t epoch_tick) {
+  const std::uint64_t now_ns = steady_ns(), now_tick = trace_ring(nullptr, 0, tsc).now();
+  const double scale = tsc && now_tick > epoch_tick
+                           ? static_cast<double>(now_ns - epoch_ns) / static_cast<double>(now_tick - epoch_tick)
+                           : 1.0;
+  auto to_ns = [&](std::uint64_t t) {
+    return t > epoch_tick ? static_cast<std::uint64_t>(static_cast<double>(t - epoch_tick) * scale) : 0;
+  };
+  for (trace_event& e : events) {
+    e.t0 = to_ns(e.t0);
+    e.t1 = to_ns(e.t1);
+  }
 }
 
 // Processes' unique observer numbers, for this_thread_ring's per-thread cache.
 std::atomic<std::uint64_t> g_observer_serial{0};
-
-class json_writer {
- public:
-  explicit json_writer(std::FILE* f) : f_(f) {}
-  // Microseconds with nanosecond digits, as the format wants ts and dur.
-  void micros(std::uint64_t ns) { std::fprintf(f_, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000); }
-  void ts(std::uint64_t ns_since_start) { micros(ns_since_start); }
-  void begin_event() {
-    std::fputs(first_ ? "\n" : ",\n", f_);
-    first_ = false;
-  }
-  std::FILE* file() { return f_; }
-
- private:
-  std::FILE* f_;
-  bool first_ = true;
-};
 
 }  // namespace
 
@@ -346,184 +319,16 @@ void observer::print_stats() noexcept {
 bool observer::write_trace() noexcept {
   if (path_.empty()) return true;
   try {
-    std::vector<const trace_ring*> rings;
-    std::vector<std::string> names;
+    trace_snapshot s;
     {
       std::lock_guard<std::mutex> lock(rings_mutex_);  // add_ring may append meanwhile
-      for (const auto& r : rings_) rings.push_back(r.get());
-      names = names_;
+      for (const auto& r : rings_) s.rings.push_back(r.get());
+      s.names = names_;
     }
-    std::vector<event> events;
-    std::vector<std::uint64_t> dropped(rings.size());
-    for (std::size_t i = 0; i < rings.size(); ++i) {
-      // Open spans first: one that closes before its ring is copied is then in both, and
-      // the closed copy wins below; read after, it would be in neither.
-      std::vector<event> open;
-      open_snapshot(*rings[i], static_cast<std::uint32_t>(i), open);
-      const std::size_t first = events.size();
-      dropped[i] = snapshot(*rings[i], static_cast<std::uint32_t>(i), events);
-      for (const event& o : open) {
-        const bool closed = std::any_of(events.begin() + static_cast<std::ptrdiff_t>(first), events.end(),
-                                        [&](const event& e) { return e.kind == o.kind && e.t0 == o.t0; });
-        if (!closed) events.push_back(o);
-      }
-    }
-    const std::uint64_t open_end = trace_ring(nullptr, 0, tsc_).now();  // after every open span began
-    for (event& e : events)
-      if (e.open) e.t1 = open_end;
-    // Ticks to nanoseconds since the pool started, calibrated on steady_clock over the
-    // whole trace (both clocks read at creation and now).
-    const std::uint64_t now_ns = steady_ns(), now_tick = trace_ring(nullptr, 0, tsc_).now();
-    const double scale = tsc_ && now_tick > epoch_tick_
-                             ? static_cast<double>(now_ns - epoch_ns_) / static_cast<double>(now_tick - epoch_tick_)
-                             : 1.0;
-    auto to_ns = [&](std::uint64_t t) {
-      return t > epoch_tick_ ? static_cast<std::uint64_t>(static_cast<double>(t - epoch_tick_) * scale) : 0;
-    };
-    for (event& e : events) {
-      e.t0 = to_ns(e.t0);
-      e.t1 = to_ns(e.t1);
-    }
-
-    // Flow arrows: each steal links to the latest spawn of the same job address at or
-    // before it (addresses are reused once a job is done, never while it waits).
-    std::unordered_map<std::uint64_t, std::vector<const event*>> spawns;
-    for (const event& e : events)
-      if (e.kind == trace_kind::spawn) spawns[e.a].push_back(&e);
-    for (auto& [addr, list] : spawns)
-      std::sort(list.begin(), list.end(), [](const event* x, const event* y) { return x->t0 < y->t0; });
-
-    std::FILE* f = std::fopen(path_.c_str(), "w");
-    if (f == nullptr) {
-      std::perror(("forkjoin: cannot write the trace " + path_).c_str());
-      return false;
-    }
-    json_writer w(f);
-    const long pid = static_cast<long>(getpid());
-    std::uint64_t total_dropped = 0;
-    for (std::uint64_t d : dropped) total_dropped += d;
-    std::fprintf(f,
-                 "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"format\":\"forkjoin-trace-1\","
-                 "\"clock\":\"%s, ts in microseconds since the pool started\","
-                 "\"workers\":%zu,\"events_per_worker\":%" PRIu64 ",\"dropped_events\":%" PRIu64
-                 ",\"dropped_per_worker\":[",
-                 tsc_ ? "rdtsc calibrated on steady_clock" : "steady_clock", rings.size(),
-                 rings.empty() ? 0 : rings[0]->capacity(), total_dropped);
-    for (std::size_t i = 0; i < dropped.size(); ++i) std::fprintf(f, "%s%" PRIu64, i == 0 ? "" : ",", dropped[i]);
-    std::fputs("]},\n\"traceEvents\":[", f);
-    w.begin_event();
-    std::fprintf(
-        f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":1,\"args\":{\"name\":\"forkjoin pool\"}}", pid);
-    for (std::size_t i = 0; i < rings.size(); ++i) {
-      // tid = ring index + 1 (the workers first): Perfetto treats tid 0 as the idle thread.
-      w.begin_event();
-      std::fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":%zu,\"args\":{\"name\":\"%s\"}}", pid,
-                   i + 1, names[i].c_str());
-      w.begin_event();
-      std::fprintf(
-          f, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%ld,\"tid\":%zu,\"args\":{\"sort_index\":%zu}}", pid,
-          i + 1, i);
-    }
-    std::uint64_t flow_id = 0;
-    for (const event& e : events) {
-      const std::size_t tid = e.worker + 1;
-      if (e.kind == trace_kind::spawn) continue;  // written with the steal that took it, if any
-      if (e.kind == trace_kind::spare_start) {
-        w.begin_event();
-        std::fprintf(f,
-                     "{\"name\":\"spare.start\",\"cat\":\"blocked\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%ld,\"tid\":%zu,"
-                     "\"ts\":",
-                     pid, tid);
-        w.ts(e.t0);
-        std::fprintf(f, ",\"args\":{\"spare\":%" PRIu64 "}}", e.a);
-        continue;
-      }
-      if (e.kind == trace_kind::steal || e.kind == trace_kind::split) {
-        w.begin_event();
-        std::fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%ld,\"tid\":%zu,\"ts\":",
-                     kind_name(e.kind), kind_name(e.kind), pid, tid);
-        w.ts(e.t0);
-        if (e.kind == trace_kind::steal)
-          std::fprintf(f, ",\"args\":{\"thief\":%" PRIu32 ",\"victim\":%" PRIu64 "}}", e.worker, e.b);
-        else
-          std::fprintf(f, ",\"args\":{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 "}}", e.a, e.b);
-        if (e.kind == trace_kind::steal) {
-          auto it = spawns.find(e.a);
-          if (it == spawns.end()) continue;
-          const auto& list = it->second;
-          auto after = std::upper_bound(list.begin(), list.end(), e.t0,
-                                        [](std::uint64_t t, const event* s) { return t < s->t0; });
-          if (after == list.begin()) continue;  // its spawn was dropped
-          const event& s = **(after - 1);
-          ++flow_id;
-          w.begin_event();
-          std::fprintf(f,
-                       "{\"name\":\"steal\",\"cat\":\"steal\",\"ph\":\"s\",\"id\":%" PRIu64
-                       ",\"pid\":%ld,\"tid\":%" PRIu32 ",\"ts\":",
-                       flow_id, pid, s.worker + 1);
-          w.ts(s.t0);
-          std::fputs("}", f);
-          // No "bp": binds to the next slice on the thief's track, the stolen job's.
-          w.begin_event();
-          std::fprintf(f,
-                       "{\"name\":\"steal\",\"cat\":\"steal\",\"ph\":\"f\",\"id\":%" PRIu64
-                       ",\"pid\":%ld,\"tid\":%zu,\"ts\":",
-                       flow_id, pid, tid);
-          w.ts(e.t0);
-          std::fputs("}", f);
-        }
-        continue;
-      }
-      w.begin_event();
-      std::fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%ld,\"tid\":%zu,\"ts\":", kind_name(e.kind),
-                   category(e.kind), pid, tid);
-      w.ts(e.t0);
-      std::fputs(",\"dur\":", f);
-      w.micros(e.t1 > e.t0 ? e.t1 - e.t0 : 0);
-      // args: the kind's own, and "open": true for a span still running at the snapshot
-      char args[160] = "";
-      switch (e.kind) {
-        case trace_kind::chunk:
-          std::snprintf(args, sizeof args, "\"lo\":%" PRIu64 ",\"hi\":%" PRIu64, e.a, e.b);
-          break;
-        case trace_kind::join_f:
-          std::snprintf(args, sizeof args, "\"loop\":%" PRIu64, e.a);
-          break;
-        case trace_kind::join_g:
-          std::snprintf(args, sizeof args, "\"as_job\":%" PRIu64, e.a);
-          break;
-        case trace_kind::park:
-          std::snprintf(args, sizeof args, "\"blocked\":%" PRIu64, e.a);
-          break;
-        case trace_kind::yield:
-          std::snprintf(args, sizeof args, "\"jobs\":%" PRIu64, e.a);
-          break;
-        case trace_kind::omp_region:
-          std::snprintf(args, sizeof args, "\"region\":%" PRIu64 ",\"thread\":%" PRIu64 ",\"team_size\":%" PRIu64, e.a,
-                        e.b & 0xffffffffu, e.b >> 32);
-          break;
-        case trace_kind::omp_task:
-          std::snprintf(args, sizeof args, "\"fn\":\"0x%" PRIx64 "\",\"undeferred\":%" PRIu64, e.a, e.b);
-          break;
-        case trace_kind::omp_barrier:
-          std::snprintf(args, sizeof args, "\"region\":%" PRIu64 ",\"end\":%" PRIu64, e.a, e.b);
-          break;
-        default:
-          break;
-      }
-      if (e.open) std::strcat(args, args[0] != '\0' ? ",\"open\":true" : "\"open\":true");  // fits: args stay short
-      if (args[0] != '\0')
-        std::fprintf(f, ",\"args\":{%s}}", args);
-      else
-        std::fputs("}", f);
-    }
-    std::fputs("\n]}\n", f);
-    const bool ok = std::ferror(f) == 0;
-    if (std::fclose(f) != 0 || !ok) {
-      std::fprintf(stderr, "forkjoin: error writing the trace %s\n", path_.c_str());
-      return false;
-    }
-    return true;
+    snapshot_rings(s);
+    close_open_spans(s.events, trace_ring(nullptr, 0, tsc_).now());  // after every open span began
+    ticks_to_ns(s.events, tsc_, epoch_ns_, epoch_tick_);
+    return write_trace_json(path_, tsc_, s);
   } catch (...) {  // out of memory while snapshotting: no file, never an exception
     std::fprintf(stderr, "forkjoin: out of memory writing the trace %s\n", path_.c_str());
     return false;

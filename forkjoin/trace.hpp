@@ -59,6 +59,24 @@ class observer {
   std::vector<std::string> names_;
 };
 
+// What write_trace copies out of the rings (trace.cpp) and writes as JSON (trace_json.cpp).
+struct trace_event {
+  std::uint64_t t0, t1, a, b;  // times in ticks as copied, then in nanoseconds since the pool started
+  trace_kind kind;
+  std::uint32_t worker;  // the ring's index
+  bool open = false;     // still running at the snapshot: t1 is the snapshot's time
+};
+struct trace_snapshot {
+  std::vector<const trace_ring*> rings;
+  std::vector<std::string> names;      // ring i's track name
+  std::vector<trace_event> events;     // ring after ring: its intact events oldest first, its open spans
+  std::vector<std::uint64_t> dropped;  // per ring: the older events that were overwritten
+};
+// trace_json.cpp: s as a Chrome Trace Event Format JSON file at path; tsc says which clock
+// the rings kept. False, with a message on stderr, if the file could not be written; throws
+// std::bad_alloc when out of memory.
+bool write_trace_json(const std::string& path, bool tsc, const trace_snapshot& s);
+
 // pool::statistics(): relaxed snapshots of every slot's counters.
 pool::stats pool_statistics(const pool_impl& p);
 // The FORKJOIN_STATS table for one pool.
