@@ -2,7 +2,7 @@
 """check_docs.py: the user documentation (README.md, docs/*.md) speaks to users, and its
 code is code that builds.
 
-1. No design step tags ([P-...], [INV-...]: those belong to forkjoin/DESIGN.md and the code
+1. No design step tags ([P-...], [INV-...]: those belong to forkjoin/DESIGN.md, omp/DESIGN.md and the code
    comments), no references to the project's internal history (issue numbers, sessions),
    and no build directory of one preset hard-coded in docs/ (build/release/, build/dev/).
 2. Every fenced code block in C, C++ or CMake is preceded by a line

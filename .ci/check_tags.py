@@ -1,20 +1,30 @@
 #!/usr/bin/env python3
 """Check that comments cite only what the repository defines.
 
-1. Every step tag cited in the tracked sources must be defined in forkjoin/DESIGN.md.
-   Tags look like [P-DEQUE], [P-DEQUE S2], [P-POST PushFence+ReadSleepers] or [INV-WAKE].
-   A tag is *defined* when:
-     - it appears verbatim in DESIGN.md (e.g. "**[P-POST Publish]**", "[INV-WAKE]"), or
-     - it is [P-NAME Step...] and DESIGN.md has a section (a "#" heading) whose heading
+1. Every step tag cited in the tracked sources must be defined in one of the two design
+   documents: forkjoin/DESIGN.md (the core runtime) or omp/DESIGN.md (the OpenMP layer).
+   Tags look like [P-DEQUE], [P-DEQUE S2], [P-POST PushFence+ReadSleepers], [P-OMP Hot H1]
+   or [INV-WAKE]. A tag is *defined* when, in either document:
+     - it appears verbatim (e.g. "[P-POST Publish]", "[INV-WAKE]"), or
+     - it is [P-NAME Step...] and the document has a section (a "#" heading) whose heading
        contains [P-NAME], and every step name (the words after P-NAME, split at "+", ","
        and spaces) occurs as a whole word, case-sensitively, in that section's text.
-       So "S2 seq_cst fence" under "## 3. [P-DEQUE] ..." defines [P-DEQUE S2].
-   [P-NAME] alone must be a section heading's tag; [INV-NAME] must appear verbatim.
+       So "S2 seq_cst fence" under "## 3. [P-DEQUE] ..." defines [P-DEQUE S2]; or
+     - it is [P-NAME First Step...] and a section's heading contains [P-NAME First] (one
+       protocol per heading, e.g. "## [P-OMP Hot] hot teams ..."), and every further step
+       name occurs as a whole word in that heading and its section's text. So "H1" under
+       "## [P-OMP Hot] ..." defines [P-OMP Hot H1]; or
+     - a paragraph that opens with **[P-NAME First]** holds the further step names before
+       the next such paragraph or heading.
+   [P-NAME] alone must be a section heading's tag (or appear verbatim); [INV-NAME] must
+   appear verbatim. A section is the text between its heading and the next heading of any
+   level, in the document that holds it.
 2. No file cites things outside the repository: "errata N"/"erratum N", "correctness.md",
-   "../shared/" or "issue N" (case-insensitive); cite a DESIGN.md tag or say what is meant.
+   "../shared/" or "issue N" (case-insensitive); cite a design document's tag or say what is
+   meant.
 
 Scanned: tracked source files (C++, CMake, Python, shell, Promela) under forkjoin/, include/,
-tests/, bench/, examples/, omp/ and models/, plus forkjoin/DESIGN.md for rule 2.
+tests/, bench/, examples/, omp/ and models/, plus both design documents for rule 2.
 Exit status 1 with one line per problem ("path:line: message"), else 0.
 """
 import pathlib
@@ -23,7 +33,7 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DESIGN = "forkjoin/DESIGN.md"
+DESIGNS = ("forkjoin/DESIGN.md", "omp/DESIGN.md")
 DIRS = ("forkjoin/", "include/", "tests/", "bench/", "examples/", "omp/", "models/")
 SOURCE = re.compile(r"(\.(cpp|hpp|h|cc|py|sh|cmake|in|pml)|CMakeLists\.txt)$")
 TAG = re.compile(r"\[((?:P|INV)-[A-Z]+)((?:\s+[^\]\[]+)?)\]")
@@ -31,7 +41,7 @@ OUTSIDE = re.compile(r"\berrat(?:a|um)\s+\d|correctness\.md|\.\./shared/|\bissue
 
 
 def sections(design):
-    """(heading, text) per '#' heading of DESIGN.md."""
+    """(heading, text) per '#' heading of a design document."""
     out, heading, body = [], "", []
     for line in design.splitlines():
         if line.startswith("#"):
@@ -43,7 +53,11 @@ def sections(design):
     return out
 
 
-def defined(name, steps, design, secs):
+def whole_words(words, text):
+    return all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text) for w in words)
+
+
+def defined_in(name, steps, design, secs):
     tag = f"[{name}{steps}]"
     if tag in design:
         return True
@@ -53,26 +67,46 @@ def defined(name, steps, design, secs):
     if not steps.strip():
         return bool(owned)
     words = [w for w in re.split(r"[+,\s]+", steps) if w]
-    if any(all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text) for w in words) for text in owned):
+    if any(whole_words(words, text) for text in owned):
         return True
-    # A paragraph that opens with [NAME First] (e.g. **[P-OMP Team]**) owns the remaining
-    # step words up to the next such paragraph or heading.
-    start = design.find(f"[{name} {words[0]}]")
+    # A heading of one protocol, [NAME First] (e.g. "## [P-OMP Hot] ..."), owns the remaining
+    # step words of its section.
+    first = f"[{name} {words[0]}]"
+    if len(words) >= 2 and any(whole_words(words[1:], heading + "\n" + text)
+                               for heading, text in secs if first in heading):
+        return True
+    # A paragraph that opens with **[NAME First]** owns the remaining step words up to the
+    # next such paragraph or heading.
+    start = design.find("\n**" + first)
     if start < 0 or len(words) < 2:
         return False
     end = min([i for i in (design.find("\n**[", start + 1), design.find("\n#", start + 1)) if i >= 0] or [len(design)])
     block = design[start:end]
-    return all(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", block) for w in words[1:])
+    return whole_words(words[1:], block)
+
+
+def defined(name, steps, designs):
+    """Whether [name steps] is defined in any of the design documents."""
+    return any(defined_in(name, steps, design, secs) for design, secs in designs)
 
 
 def main():
-    design = (ROOT / DESIGN).read_text(encoding="utf-8")
-    secs = sections(design)
+    designs = []
+    for doc in DESIGNS:
+        try:
+            text = (ROOT / doc).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            print(f"check_tags: the design document {doc} is missing", file=sys.stderr)
+            return 1
+        designs.append((text, sections(text)))
     files = subprocess.run(["git", "ls-files", *DIRS], cwd=ROOT, check=True, capture_output=True,
                            text=True).stdout.split()
+    # The design documents are scanned for rule 2 even before git tracks them.
+    files += [doc for doc in DESIGNS if doc not in files]
+    where = " or ".join(DESIGNS)
     problems = []
     for path in files:
-        is_design = path == DESIGN
+        is_design = path in DESIGNS
         if not (SOURCE.search(path) or is_design):
             continue
         try:
@@ -81,18 +115,18 @@ def main():
             continue
         for number, line in enumerate(lines, 1):
             for m in OUTSIDE.finditer(line):
-                problems.append(f"{path}:{number}: cites '{m.group(0)}' outside the repository; cite a DESIGN.md tag")
+                problems.append(f"{path}:{number}: cites '{m.group(0)}' outside the repository; cite a design document's tag")
             if is_design:
                 continue
             for t in TAG.finditer(line):
-                if not defined(t.group(1), t.group(2), design, secs):
-                    problems.append(f"{path}:{number}: {t.group(0)} is not defined in {DESIGN}")
+                if not defined(t.group(1), t.group(2), designs):
+                    problems.append(f"{path}:{number}: {t.group(0)} is not defined in {where}")
     for p in problems:
         print(p)
     if problems:
         print(f"check_tags: {len(problems)} problem(s)", file=sys.stderr)
         return 1
-    print("check_tags: every cited tag is defined in DESIGN.md; no outside citations")
+    print(f"check_tags: every cited tag is defined in {' or '.join(DESIGNS)}; no outside citations")
     return 0
 
 

@@ -1,4 +1,4 @@
-/* handback.pml: tasks a waiter may not run go back to their parent, forkjoin/DESIGN.md
+/* handback.pml: tasks a waiter may not run go back to their parent, omp/DESIGN.md
  * [P-OMP Handback] H2 (push on the nearest open stack), H3 (the runner pops its task's stack),
  * H4 (a body's end closes its stack and moves what it held up) and H5 (an implicit task's
  * thread pops its stack at the barrier). Mirrors omp/handback.cpp (push_chain, pop_one,

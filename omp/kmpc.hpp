@@ -2,8 +2,8 @@
 // that clang, icx, AOCC and flang-new emit), exported under libomp's version node VERSION.
 // The front-end is thin: its constructs run on the same core as the GOMP one (teams, work
 // shares, barriers, tasks, locks of internal.hpp), so a process that mixes gcc- and
-// clang-compiled OpenMP code has one runtime and one pool. Design: forkjoin/DESIGN.md, "OpenMP
-// layer", [P-OMP KMPC].
+// clang-compiled OpenMP code has one runtime and one pool. Design: omp/DESIGN.md,
+// [P-OMP KMPC].
 #pragma once
 
 #include <cstddef>

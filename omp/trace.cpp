@@ -1,5 +1,5 @@
 // trace.cpp: the OpenMP layer's trace spans (omp/trace.hpp), recorded on the calling thread's
-// ring of the default pool's trace ([P-TRACE], DESIGN.md section 18, "OpenMP spans").
+// ring of the default pool's trace ([P-TRACE], forkjoin/DESIGN.md section 18, "OpenMP spans").
 #include "trace.hpp"
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
-# LLVM's OpenMP ABI (the KMPC front-end, [P-OMP KMPC] in forkjoin/DESIGN.md): the construct
+# LLVM's OpenMP ABI (the KMPC front-end, [P-OMP KMPC] in omp/DESIGN.md): the construct
 # programs compiled by clang 14, linked against libforkjoin-omp (run with OMP_NUM_THREADS 1, 2,
 # 3, 8) and, outside sanitizer builds, compiled and linked the ordinary way against libomp and
 # run under the forkjoin-omp launcher and in replace mode; the bindings checks; a gcc-built
