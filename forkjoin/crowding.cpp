@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <limits>
 
 namespace forkjoin::detail {
 namespace {
@@ -13,6 +14,8 @@ namespace {
 // value it reads here.
 std::atomic<std::int64_t> g_crowded_until{0};
 std::atomic<std::uint64_t> g_observations{0};
+// The latest observation's time; far in the past at first, so that a first one is alone.
+std::atomic<std::int64_t> g_last_observation{std::numeric_limits<std::int64_t>::min() / 2};
 
 }  // namespace
 
@@ -24,12 +27,15 @@ std::int64_t crowd_clock_ns() noexcept {
 bool crowded(std::int64_t now_ns) noexcept { return now_ns < g_crowded_until.load(std::memory_order_relaxed); }
 
 void note_crowded(std::int64_t now_ns) noexcept {
-  const std::int64_t until = now_ns + std::chrono::nanoseconds(k_crowd_hold).count();
+  g_observations.fetch_add(1, std::memory_order_relaxed);
+  const std::int64_t hold = std::chrono::nanoseconds(k_crowd_hold).count();
+  const std::int64_t previous = g_last_observation.exchange(now_ns, std::memory_order_relaxed);
+  if (now_ns - previous > hold || previous - now_ns > hold) return;  // a lone gap: no mark yet
+  const std::int64_t until = now_ns + hold;
   // Only ever moved forward; a lost race leaves a later deadline, as good.
   std::int64_t cur = g_crowded_until.load(std::memory_order_relaxed);
   while (cur < until && !g_crowded_until.compare_exchange_weak(cur, until, std::memory_order_relaxed)) {
   }
-  g_observations.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool yield_if_uncrowded() noexcept {

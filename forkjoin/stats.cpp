@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "crowding.hpp"
 #include "pool_impl.hpp"
 #include "trace.hpp"
 
@@ -35,6 +36,9 @@ std::string format_stats_table(const pool::stats& s) {
   total.time_spinning = s.time_spinning;
   row("total", total);
   std::snprintf(line, sizeof line, "sleepers woken: %" PRIu64 "\n", s.wakes);
+  out += line;
+  // [P-SLEEP Crowd] process-wide: every pool's and the OpenMP layer's waits observe it
+  std::snprintf(line, sizeof line, "crowded CPUs observed: %" PRIu64 "\n", crowd_observations());
   out += line;
   return out;
 }

@@ -1,6 +1,6 @@
 // internal.hpp: the state shared by the files of libforkjoin-omp (the libgomp ABI on
 // forkjoin): internal control variables, thread state, teams, work shares, explicit tasks
-// and the waiting primitives. Protocols: forkjoin/DESIGN.md, section "OpenMP layer",
+// and the waiting primitives. Protocols: omp/DESIGN.md, one section per protocol,
 // steps tagged P-OMP.
 #pragma once
 
@@ -173,21 +173,37 @@ void spin_pause(int round) noexcept;  // a burst of PAUSEs for small rounds, sch
 // (polling its mailbox) before it enters the pool's idle loop: a few microseconds.
 inline constexpr int k_hot_spins = 64;
 
-// The spin-then-yield ladder that every wait climbs before it parks ([P-OMP Wait W0]); a
-// passive wait policy starts at the top. climb() pauses once (one PAUSE in the spin phase, so
-// that the caller re-checks its predicate after each: a PAUSE costs tens of nanoseconds on
-// some CPUs, and a burst would delay every hand-over by its length; one sched_yield after it)
-// and is false when it is time to park; restart() after useful work.
+// [P-OMP Wait W0] a wait whose team fits its CPUs spins this long (PAUSEs, re-checking its
+// predicate) before it yields: the imbalance at a barrier of a regular loop is tens of
+// microseconds, and a parked thread wakes that much later than a spinning one notices.
+inline constexpr std::chrono::microseconds k_active_spin{200};
+// True when this thread's waits may spin k_active_spin: the wait policy is active and its
+// team is not nested in another active one and has no more threads than the CPUs (team.cpp).
+bool waits_spin_active() noexcept;
+
+// The ladder that every wait climbs before it parks ([P-OMP Wait W0]); a passive wait policy
+// starts at the top. climb() pauses once (one PAUSE in the spin phases, so that the caller
+// re-checks its predicate after each: a PAUSE costs tens of nanoseconds on some CPUs, and a
+// burst would delay every hand-over by its length; one sched_yield after them) and is false
+// when it is time to park; restart() after useful work. The phases: k_fine PAUSEs; while
+// waits_spin_active(), PAUSEs up to k_active_spin (left early when the CPUs are crowded or
+// when a gap in the spin shows the thread was preempted, [P-SLEEP Crowd]); yields.
 class wait_ladder {
  public:
   wait_ladder() noexcept : round_(config().passive_wait ? k_top : 0) {}
-  void restart() noexcept { round_ = 0; }
+  void restart() noexcept {
+    round_ = 0;
+    spin_start_ns_ = 0;
+  }
   bool climb() noexcept {
     if (round_ >= k_top) return false;
-    if (round_++ < k_fine) {
+    if (round_ < k_fine) {
+      ++round_;
       forkjoin::detail::cpu_relax();
       return true;
     }
+    if (round_ == k_fine && spin_active() && spin_longer()) return true;
+    ++round_;
     // [P-SLEEP Crowd] a yield that handed the CPU away, or any yield while the CPUs are
     // crowded: park now rather than queue behind other threads' time slices
     if (forkjoin::detail::yield_if_uncrowded()) return true;
@@ -198,7 +214,32 @@ class wait_ladder {
  private:
   static constexpr int k_fine = k_spin_rounds * k_spin_burst;
   static constexpr int k_top = k_fine + k_yield_rounds;
+  static constexpr unsigned k_clock_every = 32;  // PAUSEs between two reads of the clock
+  bool spin_active() noexcept {
+    if (active_ < 0) active_ = waits_spin_active() ? 1 : 0;
+    return active_ != 0;
+  }
+  // One PAUSE of the active spin; false when it is over.
+  bool spin_longer() noexcept {
+    forkjoin::detail::cpu_relax();
+    if (++spins_ % k_clock_every != 0) return true;
+    const std::int64_t now = forkjoin::detail::crowd_clock_ns();
+    if (spin_start_ns_ == 0) {
+      spin_start_ns_ = last_ns_ = now;
+      if (!forkjoin::detail::crowded(now)) return true;
+    } else if (now - last_ns_ > std::chrono::nanoseconds(forkjoin::detail::k_crowd_spin_gap).count()) {
+      forkjoin::detail::note_crowded(now);  // preempted while spinning: the CPUs are taken
+    } else if (now - spin_start_ns_ <= std::chrono::nanoseconds(k_active_spin).count()) {
+      last_ns_ = now;
+      return true;
+    }
+    active_ = 0;
+    return false;
+  }
   int round_;
+  int active_ = -1;  // waits_spin_active(), read at the first climb past the fine phase
+  unsigned spins_ = 0;
+  std::int64_t spin_start_ns_ = 0, last_ns_ = 0;
 };
 
 template <class Pred, class Step>

@@ -1,5 +1,5 @@
 // team.cpp: thread state, a team thread's turn, region start and end, and the team barrier. Protocols:
-// forkjoin/DESIGN.md "OpenMP layer" [P-OMP Team], [P-OMP Barrier], [P-OMP Wait], [P-OMP Count].
+// omp/DESIGN.md [P-OMP Team], [P-OMP Barrier], [P-OMP Wait], [P-OMP Count].
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -66,6 +66,13 @@ void futex_wake_all(std::atomic<std::uint32_t>& word) noexcept {
 
 // [P-OMP Wait W0] the ladder: PAUSE bursts, then sched_yield, then the caller parks. The
 // loops that call this cannot park: on crowded CPUs they nap instead of yielding ([P-SLEEP Crowd]).
+bool waits_spin_active() noexcept {
+  const thread_state* ts = self_if_any();
+  if (ts == nullptr || ts->cur_team == nullptr) return true;  // no team: nothing shares the CPUs
+  const team& t = *ts->cur_team;
+  return t.active_level <= 1 && t.nthreads <= config().num_procs;
+}
+
 void spin_pause(int round) noexcept {
   if (round < k_spin_rounds) {
     for (int i = 0; i < k_spin_burst; ++i) forkjoin::detail::cpu_relax();
