@@ -1,0 +1,280 @@
+// affinity.cpp: the affinity-format-var (OMP_AFFINITY_FORMAT, omp_set/get_affinity_format), its
+// expansion for the calling thread (omp_capture_affinity, omp_display_affinity), and
+// OMP_DISPLAY_AFFINITY: a team thread prints its line at the start of a turn whose line differs
+// from the last one it printed (OpenMP 5.0 section 6.14: on the first region, and whenever what
+// the format shows changes).
+//
+// A field is %[[[0].]size]type, type a letter or a {long name}; "." right-justifies within size
+// columns, "0." pads numbers with zeros after their sign. Types: t team_num, T num_teams,
+// L nesting_level, n thread_num, N num_threads, a ancestor_tnum, H host, P process_id,
+// i native_thread_id (the kernel's thread id), A thread_affinity (the CPUs the thread may run
+// on now, as "0-3,8"); %% is a percent sign.
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "../abi/api.hpp"
+#include "internal.hpp"
+
+namespace forkjoin::omp {
+
+std::atomic<bool> g_display_affinity{false};
+std::atomic<bool> g_affinity_stdout{false};
+
+namespace {
+
+constexpr const char* k_default_format = "level %L thread %i affinity %A";
+
+struct format_var {
+  std::mutex lock;
+  std::string value;
+};
+format_var& affinity_format() {
+  // never destroyed: team threads may display while the process exits
+  static format_var* v = new format_var{{}, config().affinity_format};
+  return *v;
+}
+std::string current_format() {
+  format_var& v = affinity_format();
+  std::lock_guard<std::mutex> g(v.lock);
+  return v.value;
+}
+
+struct long_name {
+  const char* name;
+  char type;
+};
+constexpr long_name k_long_names[] = {{"team_num", 't'},       {"num_teams", 'T'},   {"nesting_level", 'L'},
+                                      {"thread_num", 'n'},     {"num_threads", 'N'}, {"ancestor_tnum", 'a'},
+                                      {"host", 'H'},           {"process_id", 'P'},  {"native_thread_id", 'i'},
+                                      {"thread_affinity", 'A'}};
+
+// The CPUs the calling thread may run on, as runs "first-last" separated by commas.
+std::string cpu_list() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return "";
+  std::string s;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int last = c;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    if (!s.empty()) s += ',';
+    s += std::to_string(c);
+    if (last > c) s += '-' + std::to_string(last);
+    c = last;
+  }
+  return s;
+}
+
+std::string host_name() {
+  char name[256];
+  if (gethostname(name, sizeof name) != 0) return "node";
+  name[sizeof name - 1] = '\0';
+  return name;
+}
+
+// Pads text to `size` columns: on the left when right-justified, with zeros after a sign
+// when `zero` (numbers only), else on the right.
+void append_field(std::string& out, const std::string& text, std::size_t size, bool right, bool zero) {
+  if (text.size() >= size) {
+    out += text;
+  } else if (zero) {
+    const std::size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
+    out.append(text, 0, sign);
+    out.append(size - text.size(), '0');
+    out.append(text, sign, std::string::npos);
+  } else if (right) {
+    out.append(size - text.size(), ' ');
+    out += text;
+  } else {
+    out += text;
+    out.append(size - text.size(), ' ');
+  }
+}
+
+// Expands `format` for the calling thread into out. A malformed field leaves the reason in
+// *error and returns false; with `check_only` no value is looked up (validating a format).
+bool expand(const char* format, std::string& out, std::string* error, bool check_only) {
+  for (const char* p = format; *p != '\0'; ++p) {
+    if (*p != '%') {
+      out += *p;
+      continue;
+    }
+    const char* field = p++;
+    if (*p == '%') {
+      out += '%';
+      continue;
+    }
+    bool zero = false, right = false;
+    if (*p == '0') {
+      zero = true;
+      if (*++p != '.') {
+        *error = "a leading 0 must be followed by '.'";
+        return false;
+      }
+    }
+    if (*p == '.') {
+      right = true;
+      ++p;
+    }
+    std::size_t size = 0;
+    if (*p >= '1' && *p <= '9') {
+      while (*p >= '0' && *p <= '9' && size < 4096) size = size * 10 + static_cast<std::size_t>(*p++ - '0');
+      if (*p >= '0' && *p <= '9') {
+        *error = "field width too large";
+        return false;
+      }
+    } else if (zero || right) {
+      *error = "'0.' or '.' needs a field width";
+      return false;
+    }
+    char type = *p;
+    if (type == '{') {
+      const char* close = std::strchr(p, '}');
+      type = '\0';
+      for (const long_name& n : k_long_names)
+        if (close != nullptr && static_cast<std::size_t>(close - p - 1) == std::strlen(n.name) &&
+            std::strncmp(p + 1, n.name, std::strlen(n.name)) == 0)
+          type = n.type;
+      if (type == '\0') {
+        *error =
+            close == nullptr ? "unterminated field name" : "unknown field name '" + std::string(p + 1, close) + "'";
+        return false;
+      }
+      p = close;
+    }
+    if (type == '\0' || std::strchr("tTLnNaHPiA", type) == nullptr) {
+      *error = "unknown field type in '" + std::string(field, p + (*p != '\0' ? 1 : 0)) + "'";
+      return false;
+    }
+    if (check_only) continue;
+    std::string text;
+    bool number = true;
+    switch (type) {
+      case 't':
+        text = std::to_string(omp_get_team_num());
+        break;
+      case 'T':
+        text = std::to_string(omp_get_num_teams());
+        break;
+      case 'L':
+        text = std::to_string(omp_get_level());
+        break;
+      case 'n':
+        text = std::to_string(omp_get_thread_num());
+        break;
+      case 'N':
+        text = std::to_string(omp_get_num_threads());
+        break;
+      case 'a':
+        text = std::to_string(omp_get_ancestor_thread_num(omp_get_level() - 1));
+        break;
+      case 'P':
+        text = std::to_string(getpid());
+        break;
+      case 'i':
+        text = std::to_string(syscall(SYS_gettid));
+        break;
+      case 'H':
+        text = host_name();
+        number = false;
+        break;
+      default:  // 'A'
+        text = cpu_list();
+        number = false;
+        break;
+    }
+    append_field(out, text, size, right, zero && number);
+  }
+  return true;
+}
+
+// The expansion of format (the affinity-format-var when null or empty); stops the program on
+// a malformed format, as nothing can be returned in its place.
+std::string capture(const char* format) {
+  std::string fmt = format != nullptr && *format != '\0' ? std::string(format) : current_format();
+  std::string out, error;
+  if (!expand(fmt.c_str(), out, &error, false)) {
+    const std::string message = "invalid affinity format \"" + fmt + "\": " + error;
+    fatal(message.c_str());
+  }
+  return out;
+}
+
+void print_line(std::string line) {
+  line += '\n';
+  // one call: lines of several threads do not mix (relaxed: g_affinity_stdout picks a stream)
+  std::fwrite(line.data(), 1, line.size(), g_affinity_stdout.load(std::memory_order_relaxed) ? stdout : stderr);
+}
+
+thread_local std::string tls_last_shown;
+
+}  // namespace
+
+bool valid_affinity_format(const char* format, std::string& error) {
+  std::string unused;
+  return expand(format, unused, &error, true);
+}
+
+std::size_t capture_affinity(char* buffer, std::size_t size, const char* format, bool fortran) {
+  const std::string s = capture(format);
+  if (fortran && size != 0) {  // blank-padded, no terminator
+    std::memcpy(buffer, s.data(), s.size() < size ? s.size() : size);
+    if (s.size() < size) std::memset(buffer + s.size(), ' ', size - s.size());
+  } else if (size != 0 && buffer != nullptr) {
+    const std::size_t n = s.size() < size ? s.size() : size - 1;
+    std::memcpy(buffer, s.data(), n);
+    buffer[n] = '\0';
+  }
+  return s.size();
+}
+
+void set_affinity_format(const char* format, std::size_t length) {
+  format_var& v = affinity_format();
+  std::lock_guard<std::mutex> g(v.lock);
+  v.value.assign(format, length);
+}
+
+std::size_t get_affinity_format(char* buffer, std::size_t size, bool fortran) {
+  const std::string s = current_format();
+  if (fortran && size != 0) {
+    std::memcpy(buffer, s.data(), s.size() < size ? s.size() : size);
+    if (s.size() < size) std::memset(buffer + s.size(), ' ', size - s.size());
+  } else if (size != 0 && buffer != nullptr) {
+    const std::size_t n = s.size() < size ? s.size() : size - 1;
+    std::memcpy(buffer, s.data(), n);
+    buffer[n] = '\0';
+  }
+  return s.size();
+}
+
+void display_affinity(const char* format) { print_line(capture(format)); }
+
+const char* default_affinity_format() noexcept { return k_default_format; }
+
+void show_affinity_slow() noexcept {
+  std::string line = capture(nullptr);
+  if (line == tls_last_shown) return;
+  tls_last_shown = line;
+  print_line(std::move(line));
+}
+
+}  // namespace forkjoin::omp
+
+using namespace forkjoin::omp;
+
+FORKJOIN_OMP_EXPORT void omp_set_affinity_format(const char* format) {
+  set_affinity_format(format, format != nullptr ? std::strlen(format) : 0);
+}
+FORKJOIN_OMP_EXPORT std::size_t omp_get_affinity_format(char* buffer, std::size_t size) {
+  return get_affinity_format(buffer, size, false);
+}
+FORKJOIN_OMP_EXPORT void omp_display_affinity(const char* format) { display_affinity(format); }
+FORKJOIN_OMP_EXPORT std::size_t omp_capture_affinity(char* buffer, std::size_t size, const char* format) {
+  return capture_affinity(buffer, size, format, false);
+}

@@ -1,0 +1,83 @@
+// icv.hpp: internal control variables ([P-OMP ICV]), the contention group ([P-OMP Limit])
+// and the process-wide settings read from the environment (env.cpp, places.cpp).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace forkjoin::omp {
+
+// ---- internal control variables (OpenMP 5.0 section 2.5) ---------------------------------
+
+enum sched_kind : int { k_sched_static = 1, k_sched_dynamic = 2, k_sched_guided = 3, k_sched_auto = 4 };
+inline constexpr unsigned k_sched_monotonic = 0x80000000u;
+inline constexpr unsigned k_max_levels = 255;  // omp_get_supported_active_levels, as libgomp
+
+// [P-OMP Limit] a contention group (an initial thread and every team thread its regions
+// start, nested ones included): how many of its threads are in teams now.
+struct contention_group {
+  std::atomic<unsigned> busy{1};  // its initial thread, plus what the live regions reserved
+};
+
+// The ICVs a task carries (data environment ICVs: copied into every new task).
+struct icv {
+  unsigned nthreads = 1;  // nthreads-var for regions this task starts
+  int run_sched = k_sched_dynamic;
+  long run_chunk = 1;
+  bool run_monotonic = false;
+  bool dyn = false;
+  unsigned max_active_levels = 1;
+  unsigned bind = 0;          // proc-bind-var: 0 false, 1 true, 2 primary, 3 close, 4 spread
+  unsigned thread_limit = 0;  // thread-limit-var set by a teams or target region (0: OMP_THREAD_LIMIT's)
+  // the league of a teams construct this task runs in ([P-OMP Teams]): inherited like an ICV,
+  // so parallel regions and tasks inside team k still answer omp_get_team_num() == k
+  unsigned league_size = 1, league_num = 0;
+  contention_group* cgroup = nullptr;  // the group its regions' threads count in ([P-OMP Limit])
+  std::uintptr_t def_allocator = 1;    // def-allocator-var: omp_default_mem_alloc, or OMP_ALLOCATOR's
+  bool operator==(const icv&) const = default;
+};
+
+// Process-wide settings from the environment (env.cpp), read once, then constant.
+struct global_config {
+  icv initial;                          // the initial task's ICVs
+  std::vector<unsigned> nthreads_list;  // OMP_NUM_THREADS per level (index = level - 1)
+  unsigned thread_limit = 0;            // 0: unlimited
+  std::size_t stack_size = 0;           // 0: the system default for team threads
+  unsigned num_procs = 1;
+  bool cancellation = false;
+  int max_task_priority = 0;
+  bool passive_wait = false;               // OMP_WAIT_POLICY=passive: park without spinning
+  std::vector<unsigned> bind_list;         // OMP_PROC_BIND per level (index = level - 1), when a list
+  bool proc_bind_set = false;              // OMP_PROC_BIND was given (and valid)
+  std::vector<std::vector<int>> places;    // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
+  int display_env = 0;                     // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
+  unsigned default_device = 0;             // OMP_DEFAULT_DEVICE (checked and shown; the host is the only device)
+  std::string target_offload = "DEFAULT";  // OMP_TARGET_OFFLOAD (checked and shown; nothing is offloaded)
+  bool display_affinity = false;           // OMP_DISPLAY_AFFINITY
+  std::string affinity_format;             // OMP_AFFINITY_FORMAT, else default_affinity_format()
+};
+// Read once (on first use), then constant and never freed.
+const global_config& read_config() noexcept;
+extern std::atomic<const global_config*> g_config;
+inline const global_config& config() noexcept {
+  // acquire: pairs with the release store in read_config (a plain load on x86)
+  const global_config* c = g_config.load(std::memory_order_acquire);
+  return c != nullptr ? *c : read_config();
+}
+// The predefined allocators' names, index = handle (alloc.cpp).
+extern const char* const k_allocator_names[9];
+// thread-limit-var for a task with ICVs v: a teams or target clause, else OMP_THREAD_LIMIT,
+// whichever is smaller; 0 when neither sets one.
+unsigned thread_limit_of(const icv& v) noexcept;
+
+// One line on stderr: "forkjoin-omp: invalid value for environment variable VAR: "value";
+// using FALLBACK".
+void complain(const char* var, const char* value, const char* fallback);
+std::vector<int> usable_cpus();                    // places.cpp: the CPUs the process started with
+void read_proc_bind(global_config& c);             // places.cpp
+void read_places(global_config& c);                // places.cpp, after read_proc_bind
+void display_environment(const global_config& c);  // display_env.cpp: OMP_DISPLAY_ENV's report
+}  // namespace forkjoin::omp

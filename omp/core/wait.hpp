@@ -1,0 +1,180 @@
+// wait.hpp: the waiting primitives ([P-OMP Wait], [P-OMP Count]): futex words, the event
+// count every team waiter parks on, the spin ladder, and the latch with one waiting owner.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+#include "../../forkjoin/crowding.hpp"
+#include "forkjoin/detail/atomic.hpp"
+#include "icv.hpp"
+
+namespace forkjoin::omp {
+
+// ---- waiting ([P-OMP Wait]) --------------------------------------------------------------
+
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept;
+void futex_wake_all(std::atomic<std::uint32_t>& word) noexcept;
+void futex_wait_u32(std::uint32_t* word, std::uint32_t expected) noexcept;
+void futex_wake_u32(std::uint32_t* word, int count) noexcept;
+
+// An event count: waiters spin, yield, then park until pred() holds; whoever changes what a
+// pred depends on calls notify(). notify costs one fence and a load when nobody sleeps.
+struct event {
+  std::atomic<std::uint32_t> seq{0};
+  std::atomic<std::uint32_t> sleepers{0};
+
+  void notify() noexcept {
+    forkjoin::detail::seq_cst_fence();  // [P-OMP Wait W2] pairs with W1 in wait_until
+    if (sleepers.load(std::memory_order_relaxed) != 0) {
+      seq.fetch_add(1, std::memory_order_release);  // [P-OMP Wait W3] a parked waiter's expected value is stale
+      futex_wake_all(seq);
+    }
+  }
+  // step() is called on every round; it returns true when it did useful work (ran a task),
+  // which restarts the spin ladder.
+  template <class Pred, class Step>
+  void wait_until(Pred pred, Step step) noexcept;
+};
+
+// Spin-then-yield rounds before parking ([P-OMP Wait W0]). The PAUSE phase is short (a few
+// microseconds): when the awaited thread shares this CPU (a busy machine, or more team threads
+// than cores) every spin is lost, while sched_yield hands it the CPU and costs under a
+// microsecond when nothing else is runnable.
+inline constexpr int k_spin_rounds = 4;
+inline constexpr int k_spin_burst = 16;  // PAUSEs per spin round
+inline constexpr int k_yield_rounds = 64;
+void spin_pause(int round) noexcept;  // a burst of PAUSEs for small rounds, sched_yield for larger ones
+// [P-OMP Hot H1] PAUSEs a pool worker whose turn ended waits for its primary's next region
+// (polling its mailbox) before it enters the pool's idle loop: a few microseconds.
+inline constexpr int k_hot_spins = 64;
+
+// [P-OMP Wait W0] a wait whose team fits its CPUs spins this long (PAUSEs, re-checking its
+// predicate) before it yields: the imbalance at a barrier of a regular loop is tens of
+// microseconds, and a parked thread wakes that much later than a spinning one notices.
+inline constexpr std::chrono::microseconds k_active_spin{200};
+// True when this thread's waits may spin k_active_spin: the wait policy is active and its
+// team is not nested in another active one and has no more threads than the CPUs (team.cpp).
+bool waits_spin_active() noexcept;
+
+// The ladder that every wait climbs before it parks ([P-OMP Wait W0]); a passive wait policy
+// starts at the top. climb() pauses once (one PAUSE in the spin phases, so that the caller
+// re-checks its predicate after each: a PAUSE costs tens of nanoseconds on some CPUs, and a
+// burst would delay every hand-over by its length; one sched_yield after them) and is false
+// when it is time to park; restart() after useful work. The phases: k_fine PAUSEs; while
+// waits_spin_active(), PAUSEs up to k_active_spin (left early when the CPUs are crowded or
+// when a gap in the spin shows the thread was preempted, [P-SLEEP Crowd]); yields.
+class wait_ladder {
+ public:
+  wait_ladder() noexcept : round_(config().passive_wait ? k_top : 0) {}
+  void restart() noexcept {
+    round_ = 0;
+    spin_start_ns_ = 0;
+  }
+  bool climb() noexcept {
+    if (round_ >= k_top) return false;
+    if (round_ < k_fine) {
+      ++round_;
+      forkjoin::detail::cpu_relax();
+      return true;
+    }
+    if (round_ == k_fine && spin_active() && spin_longer()) return true;
+    ++round_;
+    // [P-SLEEP Crowd] a yield that handed the CPU away, or any yield while the CPUs are
+    // crowded: park now rather than queue behind other threads' time slices
+    if (forkjoin::detail::yield_if_uncrowded()) return true;
+    round_ = k_top;
+    return false;
+  }
+
+ private:
+  static constexpr int k_fine = k_spin_rounds * k_spin_burst;
+  static constexpr int k_top = k_fine + k_yield_rounds;
+  static constexpr unsigned k_clock_every = 32;  // PAUSEs between two reads of the clock
+  bool spin_active() noexcept {
+    if (active_ < 0) active_ = waits_spin_active() ? 1 : 0;
+    return active_ != 0;
+  }
+  // One PAUSE of the active spin; false when it is over.
+  bool spin_longer() noexcept {
+    forkjoin::detail::cpu_relax();
+    if (++spins_ % k_clock_every != 0) return true;
+    const std::int64_t now = forkjoin::detail::crowd_clock_ns();
+    if (spin_start_ns_ == 0) {
+      spin_start_ns_ = last_ns_ = now;
+      if (!forkjoin::detail::crowded(now)) return true;
+    } else if (now - last_ns_ > std::chrono::nanoseconds(forkjoin::detail::k_crowd_spin_gap).count()) {
+      forkjoin::detail::note_crowded(now);  // preempted while spinning: the CPUs are taken
+    } else if (now - spin_start_ns_ <= std::chrono::nanoseconds(k_active_spin).count()) {
+      last_ns_ = now;
+      return true;
+    }
+    active_ = 0;
+    return false;
+  }
+  int round_;
+  int active_ = -1;  // waits_spin_active(), read at the first climb past the fine phase
+  unsigned spins_ = 0;
+  std::int64_t spin_start_ns_ = 0, last_ns_ = 0;
+};
+
+template <class Pred, class Step>
+void event::wait_until(Pred pred, Step step) noexcept {
+  wait_ladder ladder;
+  for (;;) {
+    if (pred()) return;
+    if (step()) {
+      ladder.restart();
+      continue;
+    }
+    if (ladder.climb()) continue;
+    std::uint32_t s = seq.load(std::memory_order_acquire);  // [P-OMP Wait W3] pairs with notify's increment
+    sleepers.fetch_add(1, std::memory_order_relaxed);
+    forkjoin::detail::seq_cst_fence();  // [P-OMP Wait W1] pairs with W2 in notify
+    if (pred()) {
+      sleepers.fetch_sub(1, std::memory_order_relaxed);
+      return;
+    }
+    if (!step()) futex_wait(seq, s);
+    sleepers.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+struct thread_state;
+void wake_thread(thread_state& ts) noexcept;
+
+// A count that one owner thread waits to see at zero ([P-OMP Count]): children of a task,
+// members of a taskgroup, team threads still attached to a finished team. The word holds the
+// count times two plus a "the owner sleeps" bit.
+struct count_latch {
+  std::atomic<std::uint64_t> word{0};
+  thread_state* owner = nullptr;  // set before the first add, constant while the count is non-zero
+
+  void add(std::uint64_t n = 1) noexcept {
+    word.fetch_add(2 * n, std::memory_order_relaxed);  // published by the push that follows
+  }
+  // The caller's last access to this latch's memory (unless it holds a reference to it).
+  void done() noexcept {
+    thread_state* o = owner;  // [P-OMP Count C1] read before C2: afterwards the latch may be gone
+    if (word.fetch_sub(2, std::memory_order_acq_rel) == 3)  // [P-OMP Count C2] pairs with C3 and C4
+      wake_thread(*o);
+  }
+  bool zero() const noexcept {
+    return word.load(std::memory_order_acquire) < 2;  // [P-OMP Count C3] pairs with C2
+  }
+  // False when the count is zero; then, as after zero(), every done() happened before
+  // (the owner may free what the members used): hence acquire on every load here.
+  bool try_announce_sleep() noexcept {
+    std::uint64_t v = word.load(std::memory_order_acquire);  // [P-OMP Count C3] pairs with C2
+    while (v >= 2) {
+      if ((v & 1) != 0) return true;
+      if (word.compare_exchange_weak(v, v | 1, std::memory_order_acq_rel,
+                                     std::memory_order_acquire))  // [P-OMP Count C4] pairs with C2
+        return true;
+    }
+    return false;
+  }
+  void reset() noexcept { word.store(0, std::memory_order_relaxed); }  // owner, after zero()
+};
+}  // namespace forkjoin::omp

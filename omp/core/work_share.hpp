@@ -1,0 +1,105 @@
+// work_share.hpp: a team's work shares ([P-OMP WS]): loops, sections and singles, the
+// ordered turn ([P-OMP Ordered]), reduction(task, ...) on worksharing constructs
+// ([P-OMP Reduce R5]) and doacross loops ([P-OMP Doacross]).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "forkjoin/detail/atomic.hpp"
+#include "icv.hpp"
+
+namespace forkjoin::omp {
+
+struct thread_state;
+struct team;
+struct ws_reduction;  // reduction.cpp
+struct doacross;      // doacross.cpp
+
+// ---- work shares ([P-OMP WS]) ------------------------------------------------------------
+
+inline constexpr unsigned k_ws_ring = 8;
+
+struct alignas(forkjoin::detail::k_cache_line) work_share {
+  std::atomic<long> index{-1};              // which encounter this slot holds, published last
+  std::atomic<std::uint32_t> remaining{0};  // team threads that have not ended it
+  // loop description, in the iteration space [0, count)
+  int kind = k_sched_static;
+  bool is_ull = false;
+  bool ordered = false;
+  bool fetch_add_ok = false;  // next + nthreads * chunk cannot overflow
+  std::uint64_t count = 0;
+  std::uint64_t chunk = 0;
+  std::uint64_t multiple = 1;  // guided chunks but the last are multiples of it (KMPC's simd schedules)
+  std::uint64_t start = 0;     // as the caller's type, bit-cast to 64 bits
+  std::uint64_t end = 0;
+  std::uint64_t incr = 0;
+  alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> next{0};
+  alignas(forkjoin::detail::k_cache_line) std::atomic<std::uint64_t> ordered_next{0};
+  std::atomic<void*> copy_data{nullptr};
+  std::atomic<std::uint32_t> copy_ready{0};
+  // what some encounters add, set by the creator before W2 ([P-OMP WS W4]); mem and dx are
+  // freed by the last of extra_users to leave
+  void* mem = nullptr;               // GOMP_loop_start's team-shared buffer (scan, lastprivate(conditional:))
+  doacross* dx = nullptr;            // a doacross loop's posted iterations ([P-OMP Doacross])
+  ws_reduction* task_red = nullptr;  // reduction(task, ...): the copies ([P-OMP Reduce R5])
+  std::atomic<std::uint32_t> extra_users{0};
+};
+
+// ---- work shares (loop.cpp) --------------------------------------------------------------
+
+// Enters the next work share of the team. Returns true to the one thread that must
+// initialise it and then call ws_publish.
+bool ws_enter(thread_state& ts) noexcept;
+void ws_publish(thread_state& ts) noexcept;
+void ws_leave(thread_state& ts) noexcept;                      // this thread is done with the current work share
+void ws_leave_slot(thread_state& ts, work_share& w) noexcept;  // ... with w, entered earlier
+// After ws_enter, the creator having described the work share (and set dx): sets up the
+// team-shared buffer of *mem bytes (mem non-null) and the task reductions of `reductions`
+// (non-null: a workshare taskgroup starts), publishes the work share if `creator`, then
+// stores the buffer in *mem and attaches this thread to the reductions ([P-OMP WS W4]).
+void ws_publish_extras(thread_state& ts, bool creator, std::uintptr_t* reductions, void** mem);
+
+// Describes a loop of `count` iterations in w (the creator, before W2): schedule kind and
+// chunk as GOMP_loop_*_start take them; the caller maps iteration numbers to its own values.
+void init_loop_space(work_share& w, unsigned nthreads, std::uint64_t count, std::uint64_t chunk, int kind,
+                     bool ordered) noexcept;
+void runtime_schedule(thread_state& ts, int& kind, std::uint64_t& chunk) noexcept;  // run-sched-var
+// The calling thread's next chunk [lo, hi) of iteration numbers of its current loop (handing
+// on the ordered turn, [P-OMP Ordered]), or false.
+bool loop_next(thread_state& ts, std::uint64_t& lo, std::uint64_t& hi) noexcept;
+void end_loop(thread_state& ts) noexcept;       // hands on the ordered turn, leaves the work share
+void ordered_start(thread_state& ts) noexcept;  // waits for the ordered turn ([P-OMP Ordered] O2)
+// [P-OMP WS S1] true for the one thread of the team that runs the next plain single.
+bool single_start(thread_state& ts) noexcept;
+
+// ---- reduction(task, ...) on worksharing constructs (reduction.cpp, [P-OMP Reduce R5]) ----
+
+// Starts this thread's workshare taskgroup and registers `data` (the creator: allocates the
+// copies and records them in w.task_red, before W2; the others: after W2, views of them).
+void ws_reductions_enter(thread_state& ts, work_share& w, std::uintptr_t* data, bool creator);
+
+// ---- doacross loops (doacross.cpp, [P-OMP Doacross]) ------------------------------------
+
+// The creator of a doacross loop's work share: the posted-iteration table for ncounts
+// dimensions of counts[d] iterations each, over the loop w describes (schedule, chunk).
+doacross* doacross_create(int kind, std::uint64_t chunk, std::uint64_t count, unsigned nthreads, unsigned ncounts,
+                          const std::uint64_t* counts);
+// A table of one bit per iteration of the whole space, whatever the schedule and however the
+// loops are collapsed (the KMPC front-end's doacross loops: [P-OMP Doacross] X4).
+doacross* doacross_create_bits(unsigned nthreads, unsigned ncounts, const std::uint64_t* counts);
+void doacross_free(doacross* dx) noexcept;
+// Post and wait for the iteration vector v (ncounts values, each numbered from 0).
+void doacross_post(doacross& dx, const std::uint64_t* v) noexcept;
+void doacross_wait(doacross& dx, const std::uint64_t* v) noexcept;
+
+// single with copyprivate ([P-OMP WS CP1]) and sections (sync.cpp); sections_next: the next
+// section number (1-based), 0 when none is left.
+unsigned sections_next(thread_state& ts);
+void init_sections_ws(team& t, work_share& w, unsigned count);
+void* single_copy_start();
+void single_copy_end(void* data);
+unsigned sections_start(unsigned count);
+unsigned sections2_start(unsigned count, std::uintptr_t* reductions, void** mem);
+
+}  // namespace forkjoin::omp
