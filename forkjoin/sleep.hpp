@@ -1,7 +1,7 @@
 // sleep.hpp: the sleep/wake subsystem of a pool: the idle word, the sleeper list, the wake
 // policy and the parked counter (DESIGN.md [P-POST], [P-SLEEP], [INV-WAKE], [INV-COUNT]).
 // It knows nothing of deques, jobs or pools: its one question to the outside is a
-// work_monitor, so it can be driven by plain threads (tests/test_sleep_controller.cpp).
+// work_monitor, so it can be driven by plain threads (tests/core/test_sleep_controller.cpp).
 #pragma once
 
 #include <atomic>

@@ -239,7 +239,7 @@ void start_members(thread_state& ts, team& t) noexcept;
 bool cancellation_point(int which);
 bool cancel(int which, bool do_cancel);
 
-// [P-OMP Teams M2/M3] (teams.cpp) host teams, teams inside a target region, and gcc < 9's form.
+// [P-OMP Teams M2] and M3 (teams.cpp): host teams, teams inside a target region, and gcc < 9's form.
 void teams_reg(fn_t fn, void* data, unsigned num_teams, unsigned thread_limit, unsigned);
 bool teams4(unsigned num_teams_lo, unsigned, unsigned thread_limit, bool first);
 void teams_legacy(unsigned, unsigned thread_limit);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_trace.py: runs tests/omp/trace.c's program with FORKJOIN_TRACE and checks the trace
+"""check_trace.py: runs tests/omp/gomp/trace.c's program with FORKJOIN_TRACE and checks the trace
 against what the program printed: one omp.region span per team thread per region (ids 0..n-1,
 the team size the program saw), one end-of-region omp.barrier span per team thread of a team
 of more than one, as many omp.task spans as tasks ran, the primary on the main thread's track,

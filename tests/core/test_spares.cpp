@@ -1,5 +1,5 @@
 // blocking()'s spare threads: when they leave. DESIGN.md [P-BLOCK] (Spare, Retire).
-// tests/test_waiting.cpp covers what blocking() is for (sleeping tasks that do not stall
+// tests/core/test_waiting.cpp covers what blocking() is for (sleeping tasks that do not stall
 // the pool, the option's bound).
 #include <dirent.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Isolated regions as the protocol defines them, step by step: the own-deque mark and a
 // stolen job's adoption of its region. DESIGN.md [P-ISO] (Mark, Wait, Steal, Adopt).
-// tests/test_waiting.cpp covers what isolate() is for (locks held across waits).
+// tests/core/test_waiting.cpp covers what isolate() is for (locks held across waits).
 #include <gtest/gtest.h>
 
 #include <atomic>

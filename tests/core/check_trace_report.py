@@ -6,7 +6,7 @@
 1. On a small OpenMP-shaped trace written here: a worker 0 that recorded nothing is left out
    of the summary, the utilisation and the picture; tasks run inside a barrier wait are busy
    time and are drawn over the barrier (spans drawn outermost first).
-2. On TRACE.json (a real trace, tests/trace_demo.cpp's), and on the small one: with
+2. On TRACE.json (a real trace, tests/core/trace_demo.cpp's), and on the small one: with
    matplotlib hidden (a module directory on PYTHONPATH whose `import matplotlib` fails), the
    tool prints the summary, says what to install and writes a well-formed SVG instead of the
    PNG asked for; -o x.svg always writes the SVG itself; and when this Python has
