@@ -67,11 +67,10 @@ bool waits_spin_active() noexcept;
 // when a gap in the spin shows the thread was preempted, [P-SLEEP Crowd]); yields.
 class wait_ladder {
  public:
+  // Only round_ is set here and in restart(): most waits end before their first climb, and
+  // the performance gate counts the ones in a region's start and end.
   wait_ladder() noexcept : round_(config().passive_wait ? k_top : 0) {}
-  void restart() noexcept {
-    round_ = 0;
-    spin_start_ns_ = 0;
-  }
+  void restart() noexcept { round_ = 0; }
   bool climb() noexcept {
     if (round_ >= k_top) return false;
     if (round_ < k_fine) {
@@ -79,7 +78,11 @@ class wait_ladder {
       forkjoin::detail::cpu_relax();
       return true;
     }
-    if (round_ == k_fine && spin_active() && spin_longer()) return true;
+    if (round_ == k_fine) start_active_spin();
+    if (round_ == k_active) {
+      if (spin_longer()) return true;
+      round_ = k_yields;
+    }
     ++round_;
     // [P-SLEEP Crowd] a yield that handed the CPU away, or any yield while the CPUs are
     // crowded: park now rather than queue behind other threads' time slices
@@ -89,34 +92,43 @@ class wait_ladder {
   }
 
  private:
-  static constexpr int k_fine = k_spin_rounds * k_spin_burst;
-  static constexpr int k_top = k_fine + k_yield_rounds;
+  static constexpr int k_fine = k_spin_rounds * k_spin_burst;  // rounds [0, k_fine): PAUSEs
+  static constexpr int k_active = k_fine + 1;                  // the active spin
+  static constexpr int k_yields = k_fine + 2;                  // rounds (k_yields, k_top]: yields
+  static constexpr int k_top = k_yields + k_yield_rounds;
   static constexpr unsigned k_clock_every = 32;  // PAUSEs between two reads of the clock
-  bool spin_active() noexcept {
-    if (active_ < 0) active_ = waits_spin_active() ? 1 : 0;
-    return active_ != 0;
+  // The active spin's state: per thread, not per ladder (see the constructor). A wait nested
+  // in this one runs inside its step(), which then reports work done: this ladder restarts
+  // and sets the state again before it reads it.
+  struct active_spin {
+    unsigned spins;
+    std::int64_t start_ns, last_ns;
+  };
+  static inline thread_local active_spin t_spin{};
+  void start_active_spin() noexcept {
+    round_ = k_yields;
+    if (!waits_spin_active()) return;
+    active_spin& a = t_spin;
+    a.spins = 0;
+    a.start_ns = a.last_ns = forkjoin::detail::crowd_clock_ns();
+    if (!forkjoin::detail::crowded(a.start_ns)) round_ = k_active;
   }
   // One PAUSE of the active spin; false when it is over.
-  bool spin_longer() noexcept {
+  static bool spin_longer() noexcept {
     forkjoin::detail::cpu_relax();
-    if (++spins_ % k_clock_every != 0) return true;
+    active_spin& a = t_spin;
+    if (++a.spins % k_clock_every != 0) return true;
     const std::int64_t now = forkjoin::detail::crowd_clock_ns();
-    if (spin_start_ns_ == 0) {
-      spin_start_ns_ = last_ns_ = now;
-      if (!forkjoin::detail::crowded(now)) return true;
-    } else if (now - last_ns_ > std::chrono::nanoseconds(forkjoin::detail::k_crowd_spin_gap).count()) {
+    if (now - a.last_ns > std::chrono::nanoseconds(forkjoin::detail::k_crowd_spin_gap).count()) {
       forkjoin::detail::note_crowded(now);  // preempted while spinning: the CPUs are taken
-    } else if (now - spin_start_ns_ <= std::chrono::nanoseconds(k_active_spin).count()) {
-      last_ns_ = now;
-      return true;
+      return false;
     }
-    active_ = 0;
-    return false;
+    if (now - a.start_ns > std::chrono::nanoseconds(k_active_spin).count() || forkjoin::detail::crowded(now))
+      return false;
+    a.last_ns = now;
+    return true;
   }
   int round_;
-  int active_ = -1;  // waits_spin_active(), read at the first climb past the fine phase
-  unsigned spins_ = 0;
-  std::int64_t spin_start_ns_ = 0, last_ns_ = 0;
 };
 
 template <class Pred, class Step>
