@@ -18,7 +18,6 @@
 #include <mutex>
 #include <string>
 
-#include "../abi/api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -153,26 +152,27 @@ bool expand(const char* format, std::string& out, std::string* error, bool check
       return false;
     }
     if (check_only) continue;
+    const thread_state& ts = self();
     std::string text;
     bool number = true;
     switch (type) {
       case 't':
-        text = std::to_string(omp_get_team_num());
+        text = std::to_string(ts.cur_task->icvs.league_num);
         break;
       case 'T':
-        text = std::to_string(omp_get_num_teams());
+        text = std::to_string(ts.cur_task->icvs.league_size);
         break;
       case 'L':
-        text = std::to_string(omp_get_level());
+        text = std::to_string(ts.cur_team->level);
         break;
       case 'n':
-        text = std::to_string(omp_get_thread_num());
+        text = std::to_string(ts.id);
         break;
       case 'N':
-        text = std::to_string(omp_get_num_threads());
+        text = std::to_string(ts.cur_team->nthreads);
         break;
       case 'a':
-        text = std::to_string(omp_get_ancestor_thread_num(omp_get_level() - 1));
+        text = std::to_string(ancestor_thread_num(ts, static_cast<int>(ts.cur_team->level) - 1));
         break;
       case 'P':
         text = std::to_string(getpid());
@@ -265,16 +265,3 @@ void show_affinity_slow() noexcept {
 }
 
 }  // namespace forkjoin::omp
-
-using namespace forkjoin::omp;
-
-FORKJOIN_OMP_EXPORT void omp_set_affinity_format(const char* format) {
-  set_affinity_format(format, format != nullptr ? std::strlen(format) : 0);
-}
-FORKJOIN_OMP_EXPORT std::size_t omp_get_affinity_format(char* buffer, std::size_t size) {
-  return get_affinity_format(buffer, size, false);
-}
-FORKJOIN_OMP_EXPORT void omp_display_affinity(const char* format) { display_affinity(format); }
-FORKJOIN_OMP_EXPORT std::size_t omp_capture_affinity(char* buffer, std::size_t size, const char* format) {
-  return capture_affinity(buffer, size, format, false);
-}

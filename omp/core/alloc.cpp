@@ -2,8 +2,8 @@
 // host: the predefined allocators, omp_init_allocator with every trait the host can honour
 // (alignment, pool_size, fallback, fb_data, pinned, and sync_hint, access and partition,
 // which need nothing more on one memory), def-allocator-var (OMP_ALLOCATOR,
-// omp_set_default_allocator), omp_alloc and friends with the zero-size rules, and the
-// GOMP_alloc/GOMP_free pair gcc emits for allocate clauses and directives.
+// omp_set_default_allocator), allocation with the zero-size rules. The entry points are
+// api/alloc.cpp's (omp_alloc and friends) and gomp/alloc.cpp's (the allocate clause).
 //
 // Every block carries a header just below the pointer returned: where the underlying memory
 // starts, what it cost the allocator's pool, the size asked for, and the allocator that
@@ -22,13 +22,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "alloc.hpp"
 #include "internal.hpp"
 
-using namespace forkjoin::omp;
-
+namespace forkjoin::omp {
 namespace {
 
-using handle = std::uintptr_t;
+using handle = allocator_handle;
+using trait = allocator_trait;
 
 // OpenMP's enumerators (omp.h), as the ABI passes them.
 enum : handle {
@@ -36,7 +37,7 @@ enum : handle {
   k_default_mem_alloc = 1,
   k_last_predefined = 8,  // omp_thread_mem_alloc
 };
-enum : int { k_default_mem_space = 0, k_high_bw_mem_space = 3, k_last_mem_space = 4 };
+enum : std::uintptr_t { k_high_bw_mem_space = 3, k_last_mem_space = 4 };  // omp_memspace_handle_t
 enum : int {
   k_atk_sync_hint = 1,
   k_atk_alignment = 2,
@@ -62,11 +63,6 @@ enum : handle {
   k_atv_allocator_fb = 14,
   k_atv_environment = 15,
   k_atv_interleaved = 18,
-};
-
-struct trait {  // omp_alloctrait_t
-  int key;
-  handle value;
 };
 
 constexpr std::uint32_t k_magic = 0x414c4f43;  // a live allocator record
@@ -207,10 +203,9 @@ void release(void* p) noexcept {
 
 }  // namespace
 
-FORKJOIN_OMP_EXPORT handle omp_init_allocator(int memspace, int ntraits, const trait* traits) {
+handle init_allocator(std::uintptr_t memspace, int ntraits, const trait* traits) {
   // high bandwidth memory: none on this host
-  if (memspace < k_default_mem_space || memspace > k_last_mem_space || memspace == k_high_bw_mem_space)
-    return k_null_allocator;
+  if (memspace > k_last_mem_space || memspace == k_high_bw_mem_space) return k_null_allocator;
   if (ntraits < 0 || (ntraits > 0 && traits == nullptr)) return k_null_allocator;
   allocator a;
   for (int i = 0; i < ntraits; ++i) {
@@ -259,7 +254,7 @@ FORKJOIN_OMP_EXPORT handle omp_init_allocator(int memspace, int ntraits, const t
   return reinterpret_cast<handle>(r);
 }
 
-FORKJOIN_OMP_EXPORT void omp_destroy_allocator(handle a) {
+void destroy_allocator(handle a) {
   if (a == k_null_allocator) return;
   allocator* r = record_of(a, "omp_destroy_allocator");
   if (r == nullptr) return;  // a predefined allocator is never destroyed
@@ -267,39 +262,27 @@ FORKJOIN_OMP_EXPORT void omp_destroy_allocator(handle a) {
   delete r;
 }
 
-FORKJOIN_OMP_EXPORT void omp_set_default_allocator(handle a) {
+void set_default_allocator(handle a) {
   if (a != k_null_allocator) record_of(a, "omp_set_default_allocator");
   // the null allocator: back to the initial value (OMP_ALLOCATOR's)
   self().cur_task->icvs.def_allocator = a != k_null_allocator ? a : config().initial.def_allocator;
 }
-FORKJOIN_OMP_EXPORT handle omp_get_default_allocator() { return self().cur_task->icvs.def_allocator; }
+handle default_allocator() { return self().cur_task->icvs.def_allocator; }
 
-// size 0 allocates nothing and returns NULL, as libgomp
-FORKJOIN_OMP_EXPORT void* omp_aligned_alloc(std::size_t alignment, std::size_t size, handle a) {
-  return size == 0 ? nullptr : allocate(a, alignment, size, false, "omp_aligned_alloc");
-}
-FORKJOIN_OMP_EXPORT void* omp_alloc(std::size_t size, handle a) {
-  return size == 0 ? nullptr : allocate(a, 1, size, false, "omp_alloc");
-}
-FORKJOIN_OMP_EXPORT void* omp_aligned_calloc(std::size_t alignment, std::size_t n, std::size_t size, handle a) {
-  if (n == 0 || size == 0) return nullptr;
-  if (n > ~std::size_t{0} / size) return nullptr;
-  return allocate(a, alignment, n * size, true, "omp_aligned_calloc");
-}
-FORKJOIN_OMP_EXPORT void* omp_calloc(std::size_t n, std::size_t size, handle a) {
-  return omp_aligned_calloc(1, n, size, a);
+void* allocate_from(handle a, std::size_t alignment, std::size_t size, bool zeroed, const char* caller) {
+  return size == 0 ? nullptr : allocate(a, alignment, size, zeroed, caller);
 }
 
-FORKJOIN_OMP_EXPORT void omp_free(void* p, handle) {
+void release_block(void* p) noexcept {
   if (p != nullptr) release(p);
 }
 
-// NULL p: omp_alloc; size 0: omp_free, NULL. Otherwise a new block from `a` (null: the
+// NULL p: an allocation; size 0: a release, NULL. Otherwise a new block from `a` (null: the
 // block's own allocator) with the old contents, the old block freed; when the new one cannot
 // be had, NULL and the old block untouched. In the old block's own pool, the new block may
 // use the old one's bytes (as a realloc in place would).
-FORKJOIN_OMP_EXPORT void* omp_realloc(void* p, std::size_t size, handle a, handle) {
-  if (p == nullptr) return omp_alloc(size, a);
+void* reallocate(void* p, std::size_t size, handle a) {
+  if (p == nullptr) return allocate_from(a, 1, size, false, "omp_realloc");
   if (size == 0) {
     release(p);
     return nullptr;
@@ -312,23 +295,9 @@ FORKJOIN_OMP_EXPORT void* omp_realloc(void* p, std::size_t size, handle a, handl
   return q;
 }
 
-// gcc's allocate clause and directive: a null_fb fallback stops the program instead, as
-// libgomp's (the construct has no way to report NULL).
-FORKJOIN_OMP_EXPORT void* GOMP_alloc(std::size_t alignment, std::size_t size, handle a) {
-  if (size == 0) return nullptr;
-  void* p = allocate(a, alignment, size, false, "GOMP_alloc");
-  if (p == nullptr) {
-    std::fprintf(stderr, "forkjoin-omp: allocate: out of memory allocating %zu bytes\n", size);
-    std::abort();
-  }
-  return p;
-}
-FORKJOIN_OMP_EXPORT void GOMP_free(void* p, handle) {
-  if (p != nullptr) release(p);
-}
-
 // The predefined allocators' names, for OMP_ALLOCATOR and OMP_DISPLAY_ENV (index = handle).
-const char* const forkjoin::omp::k_allocator_names[9] = {
-    "omp_null_allocator",   "omp_default_mem_alloc", "omp_large_cap_mem_alloc",
-    "omp_const_mem_alloc",  "omp_high_bw_mem_alloc", "omp_low_lat_mem_alloc",
-    "omp_cgroup_mem_alloc", "omp_pteam_mem_alloc",   "omp_thread_mem_alloc"};
+const char* const k_allocator_names[9] = {"omp_null_allocator",   "omp_default_mem_alloc", "omp_large_cap_mem_alloc",
+                                          "omp_const_mem_alloc",  "omp_high_bw_mem_alloc", "omp_low_lat_mem_alloc",
+                                          "omp_cgroup_mem_alloc", "omp_pteam_mem_alloc",   "omp_thread_mem_alloc"};
+
+}  // namespace forkjoin::omp

@@ -1,9 +1,8 @@
-// detach.cpp: the task detach clause and omp_fulfill_event, and the team's inbox through which
+// detach.cpp: the task detach clause and its event's fulfilment, and the team's inbox through which
 // threads that may not push on a team's deques hand it work. [P-OMP Detach]
 #include <mutex>
 #include <unordered_map>
 
-#include "../abi/api.hpp"
 #include "internal.hpp"
 #include "lock.hpp"
 
@@ -104,11 +103,8 @@ void run_undeferred_detached(thread_state& ts, task* t) noexcept {
   end_undeferred(ts, t);
 }
 
-}  // namespace forkjoin::omp
-
-using namespace forkjoin::omp;
-
-FORKJOIN_OMP_EXPORT void omp_fulfill_event(void* event) {
+// [P-OMP Detach] omp_fulfill_event.
+void fulfill_event(void* event) {
   task* t = nullptr;
   {
     event_registry& r = registry();
@@ -137,3 +133,5 @@ FORKJOIN_OMP_EXPORT void omp_fulfill_event(void* event) {
   inbox_push(tm, t, true);
   tm.attached.done();
 }
+
+}  // namespace forkjoin::omp

@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <string>
 
-#include "../abi/api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -78,7 +77,7 @@ void display_environment(const global_config& c) {
   line("OMP_ALLOCATOR", k_allocator_names[c.initial.def_allocator]);
   line("OMP_TARGET_OFFLOAD", c.target_offload);
   if (c.display_env == 2) {
-    line("FORKJOIN_OMP_RUNTIME", "libforkjoin-omp (the libgomp ABI on forkjoin)");
+    line("FORKJOIN_OMP_RUNTIME", "libforkjoin-omp (OpenMP on forkjoin)");
     line("FORKJOIN_OMP_NUM_PROCS", std::to_string(c.num_procs));
     line("FORKJOIN_OMP_WAIT", c.passive_wait ? "park"
                                              : "spin " + std::to_string(k_spin_rounds) + ", yield " +
@@ -88,10 +87,3 @@ void display_environment(const global_config& c) {
 }
 
 }  // namespace forkjoin::omp
-
-// The same report on demand; verbose adds this runtime's settings.
-FORKJOIN_OMP_EXPORT void omp_display_env(int verbose) {
-  forkjoin::omp::global_config c = forkjoin::omp::config();
-  c.display_env = verbose != 0 ? 2 : 1;
-  forkjoin::omp::display_environment(c);
-}

@@ -1,7 +1,6 @@
 // doacross.cpp: doacross loops, `ordered(n)` with `depend(sink: ...)` and `depend(source)`:
-// the table of posted iterations, GOMP_doacross_post and GOMP_doacross_wait (long and
-// unsigned long long). The loops themselves start in loop.cpp. Protocol: [P-OMP Doacross].
-#include <cstdarg>
+// the table of posted iterations, its posts and waits. The loops themselves start in
+// loop.cpp, the entry points are the front-ends'. Protocol: [P-OMP Doacross].
 #include <cstdlib>
 #include <vector>
 
@@ -28,7 +27,6 @@ struct doacross {
 
 namespace {
 
-constexpr unsigned k_max_dims = 64;  // ordered(n) dimensions: a sink vector lives on the stack
 constexpr std::size_t k_line_words = forkjoin::detail::k_cache_line / sizeof(std::uint64_t);
 
 // [P-OMP Doacross X1] the entry that records iteration v0 of the first dimension: the one of
@@ -60,14 +58,14 @@ bool rank_of(const doacross& dx, const std::uint64_t* v, std::uint64_t& rank) no
   return true;
 }
 
-// The doacross table of the calling thread's current loop; null outside a doacross loop and
-// in a team of one, which has none (its waits are all for iterations that already ran).
-doacross* current() noexcept {
+}  // namespace
+
+doacross* current_doacross() noexcept {
   work_share* w = self().cur_ws;
   return w != nullptr ? w->dx : nullptr;
 }
 
-}  // namespace
+unsigned doacross_dims(const doacross& dx) noexcept { return dx.ncounts; }
 
 void doacross_post(doacross& dx, const std::uint64_t* v) noexcept {
   std::uint64_t rank;
@@ -101,18 +99,9 @@ void doacross_wait(doacross& dx, const std::uint64_t* v) noexcept {
   dx.posted.wait_until(done, [] { return false; });
 }
 
-namespace {
-// The sink vector of a wait: `first`, then ncounts - 1 more values of the same type.
-template <class T>
-void read_sink(const doacross& dx, T first, va_list ap, std::uint64_t* v) noexcept {
-  v[0] = static_cast<std::uint64_t>(first);
-  for (unsigned d = 1; d < dx.ncounts; ++d) v[d] = static_cast<std::uint64_t>(va_arg(ap, T));
-}
-}  // namespace
-
 doacross* doacross_create(int kind, std::uint64_t chunk, std::uint64_t count, unsigned nthreads, unsigned ncounts,
                           const std::uint64_t* counts) {
-  if (ncounts == 0 || ncounts > k_max_dims) fatal("a doacross loop with more than 64 ordered dimensions");
+  if (ncounts == 0 || ncounts > k_doacross_max_dims) fatal("a doacross loop with more than 64 ordered dimensions");
   auto* dx = new doacross;
   dx->ncounts = ncounts;
   dx->nthreads = nthreads;
@@ -145,7 +134,7 @@ doacross* doacross_create(int kind, std::uint64_t chunk, std::uint64_t count, un
 }
 
 doacross* doacross_create_bits(unsigned nthreads, unsigned ncounts, const std::uint64_t* counts) {
-  if (ncounts == 0 || ncounts > k_max_dims) fatal("a doacross loop with more than 64 ordered dimensions");
+  if (ncounts == 0 || ncounts > k_doacross_max_dims) fatal("a doacross loop with more than 64 ordered dimensions");
   auto* dx = new doacross;
   dx->ncounts = ncounts;
   dx->nthreads = nthreads;
@@ -171,45 +160,3 @@ void doacross_free(doacross* dx) noexcept {
 }
 
 }  // namespace forkjoin::omp
-
-using namespace forkjoin::omp;
-using forkjoin::omp::ull;
-
-namespace {
-template <class T>
-void post_entry(const T* counts) {
-  doacross* dx = current();
-  if (dx == nullptr) {
-    forkjoin::detail::seq_cst_fence();  // outside a doacross loop of a team: as libgomp, a full barrier
-    return;
-  }
-  std::uint64_t v[k_max_dims];
-  for (unsigned d = 0; d < dx->ncounts; ++d) v[d] = static_cast<std::uint64_t>(counts[d]);
-  doacross_post(*dx, v);
-}
-}  // namespace
-
-FORKJOIN_OMP_EXPORT void GOMP_doacross_post(long* counts) { post_entry(counts); }
-FORKJOIN_OMP_EXPORT void GOMP_doacross_ull_post(ull* counts) { post_entry(counts); }
-
-FORKJOIN_OMP_EXPORT void GOMP_doacross_wait(long first, ...) {
-  doacross* dx = current();
-  if (dx == nullptr) return;
-  std::uint64_t v[k_max_dims];
-  va_list ap;
-  va_start(ap, first);
-  read_sink<long>(*dx, first, ap, v);
-  va_end(ap);
-  doacross_wait(*dx, v);
-}
-
-FORKJOIN_OMP_EXPORT void GOMP_doacross_ull_wait(ull first, ...) {
-  doacross* dx = current();
-  if (dx == nullptr) return;
-  std::uint64_t v[k_max_dims];
-  va_list ap;
-  va_start(ap, first);
-  read_sink<ull>(*dx, first, ap, v);
-  va_end(ap);
-  doacross_wait(*dx, v);
-}

@@ -13,7 +13,6 @@
 #include <string>
 
 #include "../../forkjoin/cpu_limits.hpp"
-#include "../abi/api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -320,8 +319,8 @@ const global_config& read_config() noexcept {
 // OMP_DISPLAY_ENV reports then, and the initial thread takes its place when binding is on.
 __attribute__((constructor)) static void init_environment() {
   if (config().display_env != 0) display_environment(config());
-  (void)omp_get_max_teams();  // teams.cpp reads OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT on first use
-  (void)omp_get_teams_thread_limit();
+  (void)max_teams();  // teams.cpp reads OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT on first use
+  (void)teams_thread_limit();
   bind_initial_thread();
 }
 

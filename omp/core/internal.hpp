@@ -2,7 +2,6 @@
 // of it. Each part has a header of its own; a file that uses a few includes those.
 #pragma once
 
-#include "../abi/export.hpp"
 #include "affinity.hpp"
 #include "common.hpp"
 #include "icv.hpp"

@@ -6,8 +6,6 @@
 #include <atomic>
 #include <cstdint>
 
-#include "../abi/export.hpp"  // FORKJOIN_OMP_SYMVER
-
 namespace forkjoin::omp {
 
 // A nest lock's record: the mutex word, the depth, and the owner (a task, or for the OpenMP

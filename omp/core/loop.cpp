@@ -1,5 +1,5 @@
-// loop.cpp: work shares ([P-OMP WS]) and the worksharing-loop entry points, long and
-// unsigned long long, every schedule, ordered, and the generic GOMP_loop_start.
+// loop.cpp: work shares ([P-OMP WS]), loops on them (every schedule, ordered) and the
+// loop starts the front-ends call (work_share.hpp).
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -233,29 +233,9 @@ void ordered_start(thread_state& ts) noexcept {
   wait_ordered_turn(ts, *w);
 }
 
+// ---- the front-ends' loop starts (work_share.hpp) -----------------------------------------
+
 namespace {
-
-// Chunk bounds in the caller's space; the last chunk ends exactly at `end` (which need not
-// be start + count * incr, and whose computation could overflow).
-template <class T>
-bool next_as(thread_state& ts, T* istart, T* iend) {
-  std::uint64_t lo, hi;
-  if (!loop_next(ts, lo, hi)) return false;
-  work_share& w = *ts.cur_ws;
-  *istart = static_cast<T>(w.start + lo * w.incr);
-  *iend = static_cast<T>(hi == w.count ? w.end : w.start + hi * w.incr);
-  return true;
-}
-
-// What GOMP_loop_start and the doacross forms add to a loop: task reductions, the
-// team-shared buffer, the doacross dimensions (counts[0] is the loop's iteration count).
-template <class T>
-struct loop_extras {
-  std::uintptr_t* reductions = nullptr;
-  void** mem = nullptr;
-  unsigned ncounts = 0;
-  const T* counts = nullptr;
-};
 
 // The first thread to reach the loop sets its work share up; the others find it set.
 template <class T>
@@ -281,167 +261,57 @@ thread_state& enter_loop(bool up, T start, T end, T incr, T chunk, int kind, boo
   return ts;
 }
 
+}  // namespace
+
+// Chunk bounds in the caller's space; the last chunk ends exactly at `end` (which need not
+// be start + count * incr, and whose computation could overflow).
 template <class T>
-bool start_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime, T* istart, T* iend) {
-  return next_as(enter_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime), istart, iend);
+bool loop_next_as(thread_state& ts, T* istart, T* iend) {
+  std::uint64_t lo, hi;
+  if (!loop_next(ts, lo, hi)) return false;
+  work_share& w = *ts.cur_ws;
+  *istart = static_cast<T>(w.start + lo * w.incr);
+  *iend = static_cast<T>(hi == w.count ? w.end : w.start + hi * w.incr);
+  return true;
 }
 
-// GOMP_loop_start's sched: 0 runtime, 1 static, 2 dynamic, 3 guided, 4 runtime
-// (nonmonotonic), with the monotonic bit on top.
-// reductions: reduction(task, ...) ([P-OMP Reduce R5]); mem: a team-shared buffer
-// ([P-OMP WS W4]); x->ncounts: a doacross loop ([P-OMP Doacross]).
 template <class T>
-bool start_generic(bool up, T start, T end, T incr, long sched, T chunk, T* istart, T* iend, bool ordered,
-                   const loop_extras<T>& x) {
+bool loop_start(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime, T* istart, T* iend) {
+  return loop_next_as(enter_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime), istart, iend);
+}
+
+template <class T>
+bool loop_start_sched(bool up, T start, T end, T incr, long sched, T chunk, T* istart, T* iend, bool ordered,
+                      const loop_extras<T>& x) {
   int kind = static_cast<int>(static_cast<unsigned long>(sched) & ~static_cast<unsigned long>(k_sched_monotonic));
   bool runtime = kind == 0 || kind == 4;
   const loop_extras<T>* px = x.reductions != nullptr || x.mem != nullptr || x.ncounts != 0 ? &x : nullptr;
   thread_state& ts = enter_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime, px);
   if (istart == nullptr) return true;  // set up only: a statically scheduled loop that needs the work share
-  return next_as(ts, istart, iend);
+  return loop_next_as(ts, istart, iend);
 }
 
 // A doacross loop runs over the iteration numbers of its first dimension, [0, counts[0]).
 template <class T>
-bool start_doacross(unsigned ncounts, T* counts, long sched, T chunk, T* istart, T* iend, std::uintptr_t* reductions,
-                    void** mem) {
+bool doacross_loop_start(unsigned ncounts, T* counts, long sched, T chunk, T* istart, T* iend,
+                         std::uintptr_t* reductions, void** mem) {
   loop_extras<T> x{reductions, mem, ncounts, counts};
-  return start_generic<T>(true, 0, counts[0], 1, sched, chunk, istart, iend, false, x);
+  return loop_start_sched<T>(true, 0, counts[0], 1, sched, chunk, istart, iend, false, x);
 }
 
-}  // namespace
+// The two index types of the loop entry points.
+#define FJ_LOOP_STARTS(T)                                                                         \
+  template bool loop_next_as<T>(thread_state&, T*, T*);                                           \
+  template bool loop_start<T>(bool, T, T, T, T, int, bool, bool, T*, T*);                         \
+  template bool loop_start_sched<T>(bool, T, T, T, long, T, T*, T*, bool, const loop_extras<T>&); \
+  template bool doacross_loop_start<T>(unsigned, T*, long, T, T*, T*, std::uintptr_t*, void**);
+FJ_LOOP_STARTS(long)
+FJ_LOOP_STARTS(ull)
+#undef FJ_LOOP_STARTS
 
-// Used by parallel.cpp for the combined forms.
 void init_loop_ws(team& t, work_share& w, bool is_ull, bool up, std::uint64_t start, std::uint64_t end,
                   std::uint64_t incr, std::uint64_t chunk, int kind) {
   init_loop(w, t.nthreads, is_ull, up, start, end, incr, chunk, kind, false);
 }
 
 }  // namespace forkjoin::omp
-
-using namespace forkjoin::omp;
-using forkjoin::omp::ull;
-
-// ---- long loops --------------------------------------------------------------------------
-
-#define FJ_LONG_START(name, kind, ordered)                                                               \
-  FORKJOIN_OMP_EXPORT bool name(long start, long end, long incr, long chunk, long* istart, long* iend) { \
-    return start_loop<long>(true, start, end, incr, chunk, kind, ordered, false, istart, iend);          \
-  }
-#define FJ_LONG_RUNTIME_START(name, ordered)                                                         \
-  FORKJOIN_OMP_EXPORT bool name(long start, long end, long incr, long* istart, long* iend) {         \
-    return start_loop<long>(true, start, end, incr, 0, k_sched_static, ordered, true, istart, iend); \
-  }
-#define FJ_LONG_NEXT(name) \
-  FORKJOIN_OMP_EXPORT bool name(long* istart, long* iend) { return next_as(self(), istart, iend); }
-
-FORKJOIN_OMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long* istart,
-                                         long* iend, std::uintptr_t* reductions, void** mem) {
-  return start_generic<long>(true, start, end, incr, sched, chunk, istart, iend, false, {reductions, mem});
-}
-FORKJOIN_OMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long* istart,
-                                                 long* iend, std::uintptr_t* reductions, void** mem) {
-  return start_generic<long>(true, start, end, incr, sched, chunk, istart, iend, true, {reductions, mem});
-}
-
-// ---- unsigned long long loops ------------------------------------------------------------
-
-#define FJ_ULL_START(name, kind, ordered)                                                                   \
-  FORKJOIN_OMP_EXPORT bool name(bool up, ull start, ull end, ull incr, ull chunk, ull* istart, ull* iend) { \
-    return start_loop<ull>(up, start, end, incr, chunk, kind, ordered, false, istart, iend);                \
-  }
-#define FJ_ULL_RUNTIME_START(name, ordered)                                                       \
-  FORKJOIN_OMP_EXPORT bool name(bool up, ull start, ull end, ull incr, ull* istart, ull* iend) {  \
-    return start_loop<ull>(up, start, end, incr, 0, k_sched_static, ordered, true, istart, iend); \
-  }
-#define FJ_ULL_NEXT(name) \
-  FORKJOIN_OMP_EXPORT bool name(ull* istart, ull* iend) { return next_as(self(), istart, iend); }
-
-FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk, ull* istart,
-                                             ull* iend, std::uintptr_t* reductions, void** mem) {
-  return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, false, {reductions, mem});
-}
-FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
-                                                     ull* istart, ull* iend, std::uintptr_t* reductions, void** mem) {
-  return start_generic<ull>(up, start, end, incr, sched, chunk, istart, iend, true, {reductions, mem});
-}
-
-// Both index types of every schedule entry point: GOMP_loop_<x> and GOMP_loop_ull_<x>.
-#define FJ_BOTH_START(x, kind, ordered) \
-  FJ_LONG_START(GOMP_loop_##x##_start, kind, ordered) FJ_ULL_START(GOMP_loop_ull_##x##_start, kind, ordered)
-#define FJ_BOTH_RUNTIME_START(x, ordered) \
-  FJ_LONG_RUNTIME_START(GOMP_loop_##x##_start, ordered) FJ_ULL_RUNTIME_START(GOMP_loop_ull_##x##_start, ordered)
-#define FJ_BOTH_NEXT(x) FJ_LONG_NEXT(GOMP_loop_##x##_next) FJ_ULL_NEXT(GOMP_loop_ull_##x##_next)
-
-FJ_BOTH_START(static, k_sched_static, false)
-FJ_BOTH_START(dynamic, k_sched_dynamic, false)
-FJ_BOTH_START(guided, k_sched_guided, false)
-FJ_BOTH_START(nonmonotonic_dynamic, k_sched_dynamic, false)
-FJ_BOTH_START(nonmonotonic_guided, k_sched_guided, false)
-FJ_BOTH_START(ordered_static, k_sched_static, true)
-FJ_BOTH_START(ordered_dynamic, k_sched_dynamic, true)
-FJ_BOTH_START(ordered_guided, k_sched_guided, true)
-FJ_BOTH_RUNTIME_START(runtime, false)
-FJ_BOTH_RUNTIME_START(nonmonotonic_runtime, false)
-FJ_BOTH_RUNTIME_START(maybe_nonmonotonic_runtime, false)
-FJ_BOTH_RUNTIME_START(ordered_runtime, true)
-FJ_BOTH_NEXT(static)
-FJ_BOTH_NEXT(dynamic)
-FJ_BOTH_NEXT(guided)
-FJ_BOTH_NEXT(runtime)
-FJ_BOTH_NEXT(nonmonotonic_dynamic)
-FJ_BOTH_NEXT(nonmonotonic_guided)
-FJ_BOTH_NEXT(nonmonotonic_runtime)
-FJ_BOTH_NEXT(maybe_nonmonotonic_runtime)
-FJ_BOTH_NEXT(ordered_static)
-FJ_BOTH_NEXT(ordered_dynamic)
-FJ_BOTH_NEXT(ordered_guided)
-FJ_BOTH_NEXT(ordered_runtime)
-
-// ---- doacross loops ([P-OMP Doacross]) --------------------------------------------------
-
-// GOMP_loop_start's schedule numbers: 1 static, 2 dynamic, 3 guided, 0 runtime
-#define FJ_DOACROSS(x, sched)                                                                                        \
-  FORKJOIN_OMP_EXPORT bool GOMP_loop_doacross_##x##_start(unsigned ncounts, long* counts, long chunk, long* istart,  \
-                                                          long* iend) {                                              \
-    return start_doacross<long>(ncounts, counts, sched, chunk, istart, iend, nullptr, nullptr);                      \
-  }                                                                                                                  \
-  FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_doacross_##x##_start(unsigned ncounts, ull* counts, ull chunk, ull* istart, \
-                                                              ull* iend) {                                           \
-    return start_doacross<ull>(ncounts, counts, sched, chunk, istart, iend, nullptr, nullptr);                       \
-  }
-FJ_DOACROSS(static, 1)
-FJ_DOACROSS(dynamic, 2)
-FJ_DOACROSS(guided, 3)
-
-FORKJOIN_OMP_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long* counts, long* istart, long* iend) {
-  return start_doacross<long>(ncounts, counts, 0, 0, istart, iend, nullptr, nullptr);
-}
-FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, ull* counts, ull* istart, ull* iend) {
-  return start_doacross<ull>(ncounts, counts, 0, 0, istart, iend, nullptr, nullptr);
-}
-FORKJOIN_OMP_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long* counts, long sched, long chunk, long* istart,
-                                                  long* iend, std::uintptr_t* reductions, void** mem) {
-  return start_doacross<long>(ncounts, counts, sched, chunk, istart, iend, reductions, mem);
-}
-FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, ull* counts, long sched, ull chunk, ull* istart,
-                                                      ull* iend, std::uintptr_t* reductions, void** mem) {
-  return start_doacross<ull>(ncounts, counts, sched, chunk, istart, iend, reductions, mem);
-}
-
-// ---- end of a loop, ordered --------------------------------------------------------------
-
-FORKJOIN_OMP_EXPORT void GOMP_loop_end() {
-  thread_state& ts = self();
-  end_loop(ts);
-  barrier(ts);
-}
-FORKJOIN_OMP_EXPORT void GOMP_loop_end_nowait() { end_loop(self()); }
-FORKJOIN_OMP_EXPORT bool GOMP_loop_end_cancel() {
-  thread_state& ts = self();
-  end_loop(ts);
-  return cancel_barrier(ts);  // [P-OMP Cancel K4]
-}
-
-FORKJOIN_OMP_EXPORT void GOMP_ordered_start() { ordered_start(self()); }
-FORKJOIN_OMP_EXPORT void GOMP_ordered_end() {}

@@ -14,7 +14,6 @@
 #include <string>
 #include <utility>
 
-#include "../abi/api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -189,8 +188,9 @@ void pin_to(int place) noexcept {
   if (sched_setaffinity(0, sizeof(set), &set) == 0) tls_place = place;
 }
 
-int num_places() noexcept { return static_cast<int>(config().places.size()); }
 }  // namespace
+
+int num_places() noexcept { return static_cast<int>(config().places.size()); }
 
 void read_proc_bind(global_config& c) {
   const char* s = std::getenv("OMP_PROC_BIND");
@@ -347,29 +347,16 @@ void bind_initial_thread() noexcept {
   if (config().initial.bind != 0 && num_places() > 0) pin_to(0);
 }
 
-}  // namespace forkjoin::omp
-
-using namespace forkjoin::omp;
-
-FORKJOIN_OMP_EXPORT int omp_get_num_places() { return num_places(); }
-FORKJOIN_OMP_EXPORT int omp_get_place_num_procs(int place) {
+int place_num_procs(int place) noexcept {
   if (place < 0 || place >= num_places()) return 0;
   return static_cast<int>(config().places[static_cast<std::size_t>(place)].size());
 }
-FORKJOIN_OMP_EXPORT void omp_get_place_proc_ids(int place, int* ids) {
+
+void place_proc_ids(int place, int* ids) noexcept {
   if (place < 0 || place >= num_places() || ids == nullptr) return;
   for (int c : config().places[static_cast<std::size_t>(place)]) *ids++ = c;
 }
-FORKJOIN_OMP_EXPORT int omp_get_place_num() { return tls_place; }
-FORKJOIN_OMP_EXPORT int omp_get_partition_num_places() {
-  thread_state& ts = self();
-  int lo = 0, len = 0;
-  partition_of(*ts.cur_team, ts.id, lo, len);
-  return len;
-}
-FORKJOIN_OMP_EXPORT void omp_get_partition_place_nums(int* nums) {
-  thread_state& ts = self();
-  int lo = 0, len = 0;
-  partition_of(*ts.cur_team, ts.id, lo, len);
-  for (int k = 0; k < len; ++k) nums[k] = lo + k;
-}
+
+int current_place() noexcept { return tls_place; }
+
+}  // namespace forkjoin::omp

@@ -22,4 +22,10 @@ void unbind_thread() noexcept;
 void bind_initial_thread() noexcept;  // at load: the initial thread takes place 0 when binding is on
 int place_of(const team& t, unsigned id) noexcept;
 void partition_of(const team& t, unsigned id, int& lo, int& len) noexcept;
+// The place list (OMP_PLACES): how many places, the processors of one (none for a number
+// outside the list), the calling thread's place (-1: not bound).
+int num_places() noexcept;
+int place_num_procs(int place) noexcept;
+void place_proc_ids(int place, int* ids) noexcept;
+int current_place() noexcept;
 }  // namespace forkjoin::omp

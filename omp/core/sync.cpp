@@ -6,8 +6,6 @@
 #include "lock.hpp"
 
 namespace forkjoin::omp {
-void init_loop_ws(team& t, work_share& w, bool is_ull, bool up, std::uint64_t start, std::uint64_t end,
-                  std::uint64_t incr, std::uint64_t chunk, int kind);
 
 // Sections are a dynamic loop over [0, count) with chunk 1; section numbers are 1-based.
 void init_sections_ws(team& t, work_share& w, unsigned count) {

@@ -122,6 +122,9 @@ void run_undeferred_detached(thread_state& ts, task* t) noexcept;
 // [P-OMP Detach V6] the encountering thread of an undeferred detached task whose body returned
 // before its event was fulfilled waits for the event, running its own descendants.
 void wait_for_event(thread_state& ts, task* t) noexcept;
+// omp_fulfill_event: the event handle's task may complete ([P-OMP Detach]); an unknown or
+// already fulfilled handle stops the program with a message.
+void fulfill_event(void* event);
 // The team's inbox: tasks made ready, or detached tasks to finish, by threads that may not push
 // on the team's deques. Takes one entry (a descendant of the current task unless `any`) and
 // runs or finishes it; true if it did. run_inbox (after team) checks the head first.

@@ -522,4 +522,21 @@ bool cancel_barrier(thread_state& ts) noexcept { return barrier_on(ts, ts.cur_te
 // [P-OMP Team E1] the region's end, on its own word ([P-OMP Cancel K4])
 void end_barrier(thread_state& ts) noexcept { barrier_on(ts, ts.cur_team->end_word, false); }
 
+const team* team_at_level(const thread_state& ts, int level, unsigned* thread_num) noexcept {
+  const team* t = ts.cur_team;
+  unsigned id = ts.id;
+  if (level < 0 || static_cast<unsigned>(level) > t->level) return nullptr;
+  while (t->level > static_cast<unsigned>(level)) {
+    id = t->parent_thread;
+    t = t->parent;
+  }
+  if (thread_num != nullptr) *thread_num = id;
+  return t;
+}
+
+int ancestor_thread_num(const thread_state& ts, int level) noexcept {
+  unsigned id = 0;
+  return team_at_level(ts, level, &id) != nullptr ? static_cast<int>(id) : -1;
+}
+
 }  // namespace forkjoin::omp

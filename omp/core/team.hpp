@@ -195,6 +195,11 @@ void run_as_initial_thread(thread_state& ts, const icv& v, fn_t fn, void* data, 
 // Resolves the size of a region requested with num_threads (0: the ICV), as
 // gomp_resolve_num_threads does.
 unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept;
+// The team at nesting level `level` of the calling thread's ancestry (0: the initial team)
+// and the number of the calling thread's ancestor in it; null for a level outside
+// [0, current level]. ancestor_thread_num: that number, or -1.
+const team* team_at_level(const thread_state& ts, int level, unsigned* thread_num) noexcept;
+int ancestor_thread_num(const thread_state& ts, int level) noexcept;
 // Creates a team of n threads with the caller as thread 0 and starts threads 1..n-1 on
 // fn(data) (pool workers, else spare threads: start_members); the caller then runs its own part and calls end_region.
 // init_ws, if given, sets up the team's first work share before any thread starts (combined constructs).
@@ -203,6 +208,13 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
                    void (*init_ws)(team&, work_share&, const void*) = nullptr, const void* ws_arg = nullptr,
                    taskgroup* group = nullptr);
 void end_region(thread_state& ts) noexcept;
+// Combined constructs (combined.cpp): begin_region with the team's first work share set up
+// as a loop (`runtime`: its schedule is run-sched-var) or as `count` sections.
+void begin_parallel_loop(thread_state& ts, fn_t fn, void* data, unsigned n, long start, long end, long incr, long chunk,
+                         int kind, bool runtime, unsigned flags);
+void begin_parallel_sections(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned count, unsigned flags);
+// A whole parallel reduction(task, ...) region of n threads ([P-OMP Reduce R4]).
+void parallel_with_reductions(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned flags);
 // The team barrier; runs the team's tasks while it waits.
 void barrier(thread_state& ts) noexcept;
 // The cancellable barrier ([P-OMP Cancel K4]): true, possibly without waiting for the
@@ -243,6 +255,9 @@ bool cancel(int which, bool do_cancel);
 void teams_reg(fn_t fn, void* data, unsigned num_teams, unsigned thread_limit, unsigned);
 bool teams4(unsigned num_teams_lo, unsigned, unsigned thread_limit, bool first);
 void teams_legacy(unsigned, unsigned thread_limit);
-int max_teams() noexcept;  // nteams-var (omp_get_max_teams)
+int max_teams() noexcept;                     // nteams-var (omp_get_max_teams)
+void set_max_teams(int n) noexcept;           // omp_set_num_teams: n > 0 only
+void set_teams_thread_limit(int n) noexcept;  // teams-thread-limit-var: n > 0 only
+int teams_thread_limit() noexcept;
 
 }  // namespace forkjoin::omp

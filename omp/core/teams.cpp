@@ -6,7 +6,6 @@
 #include <climits>
 #include <cstdlib>
 
-#include "../abi/api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::omp {
@@ -131,17 +130,12 @@ void teams_legacy(unsigned, unsigned thread_limit) {
   if (thread_limit != 0) self().cur_task->icvs.thread_limit = thread_limit;
 }
 
-FORKJOIN_OMP_EXPORT int omp_get_num_teams() { return static_cast<int>(self().cur_task->icvs.league_size); }
-FORKJOIN_OMP_EXPORT int omp_get_team_num() { return static_cast<int>(self().cur_task->icvs.league_num); }
-FORKJOIN_OMP_EXPORT void omp_set_num_teams(int n) {
+void set_max_teams(int n) noexcept {
   if (n > 0) nteams_var().store(static_cast<unsigned>(n), std::memory_order_relaxed);
 }
-FORKJOIN_OMP_EXPORT int omp_get_max_teams() { return max_teams(); }
-FORKJOIN_OMP_EXPORT void omp_set_teams_thread_limit(int n) {
+void set_teams_thread_limit(int n) noexcept {
   if (n > 0) teams_thread_limit_var().store(static_cast<unsigned>(n), std::memory_order_relaxed);
 }
-FORKJOIN_OMP_EXPORT int omp_get_teams_thread_limit() {
-  return static_cast<int>(teams_thread_limit_var().load(std::memory_order_relaxed));
-}
+int teams_thread_limit() noexcept { return static_cast<int>(teams_thread_limit_var().load(std::memory_order_relaxed)); }
 
 }  // namespace forkjoin::omp

@@ -70,6 +70,39 @@ void runtime_schedule(thread_state& ts, int& kind, std::uint64_t& chunk) noexcep
 bool loop_next(thread_state& ts, std::uint64_t& lo, std::uint64_t& hi) noexcept;
 void end_loop(thread_state& ts) noexcept;       // hands on the ordered turn, leaves the work share
 void ordered_start(thread_state& ts) noexcept;  // waits for the ordered turn ([P-OMP Ordered] O2)
+
+// ---- loop starts, as the front-ends call them (loop.cpp; long and unsigned long long) -----
+
+// What GOMP_loop_start and the doacross forms add to a loop: task reductions, the
+// team-shared buffer, the doacross dimensions (counts[0] is the loop's iteration count).
+template <class T>
+struct loop_extras {
+  std::uintptr_t* reductions = nullptr;
+  void** mem = nullptr;
+  unsigned ncounts = 0;
+  const T* counts = nullptr;
+};
+
+// The calling thread's next chunk [*istart, *iend) in the caller's values, or false.
+template <class T>
+bool loop_next_as(thread_state& ts, T* istart, T* iend);
+// Enters the next work share as a loop (the first thread to reach it sets it up; `runtime`:
+// the schedule is run-sched-var) and takes the first chunk.
+template <class T>
+bool loop_start(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime, T* istart, T* iend);
+// The same with GOMP_loop_start's sched (0 runtime, 1 static, 2 dynamic, 3 guided, 4 runtime
+// nonmonotonic, the monotonic bit on top) and extras ([P-OMP Reduce R5], [P-OMP WS W4],
+// [P-OMP Doacross]); istart == nullptr sets the work share up without taking a chunk.
+template <class T>
+bool loop_start_sched(bool up, T start, T end, T incr, long sched, T chunk, T* istart, T* iend, bool ordered,
+                      const loop_extras<T>& x);
+// A doacross loop over [0, counts[0]) of its first dimension.
+template <class T>
+bool doacross_loop_start(unsigned ncounts, T* counts, long sched, T chunk, T* istart, T* iend,
+                         std::uintptr_t* reductions, void** mem);
+// Sets w up as the loop of a combined parallel loop (before the team starts).
+void init_loop_ws(team& t, work_share& w, bool is_ull, bool up, std::uint64_t start, std::uint64_t end,
+                  std::uint64_t incr, std::uint64_t chunk, int kind);
 // [P-OMP WS S1] true for the one thread of the team that runs the next plain single.
 bool single_start(thread_state& ts) noexcept;
 
@@ -92,6 +125,12 @@ void doacross_free(doacross* dx) noexcept;
 // Post and wait for the iteration vector v (ncounts values, each numbered from 0).
 void doacross_post(doacross& dx, const std::uint64_t* v) noexcept;
 void doacross_wait(doacross& dx, const std::uint64_t* v) noexcept;
+// Iteration vectors have at most this many dimensions (a vector lives on the stack).
+inline constexpr unsigned k_doacross_max_dims = 64;
+// The doacross table of the calling thread's current loop; null outside a doacross loop and
+// in a team of one, which has none (its waits are all for iterations that already ran).
+doacross* current_doacross() noexcept;
+unsigned doacross_dims(const doacross& dx) noexcept;  // ncounts
 
 // single with copyprivate ([P-OMP WS CP1]) and sections (sync.cpp); sections_next: the next
 // section number (1-based), 0 when none is left.

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "../abi/api.hpp"
+#include "../abi/export.hpp"
+#include "../api/api.hpp"
 #include "../core/internal.hpp"
 #include "../core/lock.hpp"
 

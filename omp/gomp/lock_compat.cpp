@@ -7,7 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../abi/api.hpp"
+#include "../abi/export.hpp"
+#include "../api/api.hpp"
 #include "../core/internal.hpp"
 #include "../core/lock.hpp"
 

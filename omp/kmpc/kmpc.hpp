@@ -9,6 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <type_traits>
+
+#include "../abi/export.hpp"
 #include "../core/internal.hpp"
 
 namespace forkjoin::omp::kmpc {
@@ -98,10 +101,12 @@ void invoke_microtask(const microtask_call& c, kmp_int32 gtid, kmp_int32 tid);
 }  // namespace forkjoin::omp::kmpc
 
 // An omp_* user-API entry point under libomp's version node as well: clang programs bind
-// `omp_get_thread_num@VERSION`. The thunk forwards to the entry point that carries libgomp's
-// version; its own name stays local (the map's `local: *`), only the versioned alias is
-// exported. (A .symver alias of the same address would replace the libgomp-versioned name.)
+// `omp_get_thread_num@VERSION`. The thunk forwards to api/'s routine (declared in
+// api/api.hpp, which the using file includes, so the thunk's parameters are checked against
+// it), which carries libgomp's version; the thunk's own name stays local (the map's
+// `local: *`), only the versioned alias is exported. (A .symver alias of the same address
+// would replace the libgomp-versioned name.)
 #define FORKJOIN_KMPC_OMP_ALIAS(ret, name, params, args)                    \
-  extern "C" ret name params;                                               \
+  static_assert(std::is_same_v<decltype(&(name)), ret(*) params>, #name);   \
   FORKJOIN_OMP_EXPORT ret forkjoin_kmpc_##name params { return name args; } \
   __asm__(".symver forkjoin_kmpc_" #name ", " #name "@VERSION")

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "../api/api.hpp"
+#include "../core/lock.hpp"
 #include "kmpc.hpp"
 
 using namespace forkjoin::omp;
@@ -63,23 +65,22 @@ FORKJOIN_KMPC_OMP_ALIAS(int, omp_is_initial_device, (), ());
 FORKJOIN_KMPC_OMP_ALIAS(int, omp_pause_resource, (int kind, int device), (kind, device));
 FORKJOIN_KMPC_OMP_ALIAS(int, omp_pause_resource_all, (int kind), (kind));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_fulfill_event, (void* event), (event));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_init_lock, (void* l), (l));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_init_lock_with_hint, (void* l, int hint), (l, hint));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_destroy_lock, (void* l), (l));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_lock, (void* l), (l));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_unset_lock, (void* l), (l));
-FORKJOIN_KMPC_OMP_ALIAS(int, omp_test_lock, (void* l), (l));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_init_nest_lock, (void* l), (l));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_init_nest_lock_with_hint, (void* l, int hint), (l, hint));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_destroy_nest_lock, (void* l), (l));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_nest_lock, (void* l), (l));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_unset_nest_lock, (void* l), (l));
-FORKJOIN_KMPC_OMP_ALIAS(int, omp_test_nest_lock, (void* l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_init_lock, (std::uint32_t * l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_init_lock_with_hint, (std::uint32_t * l, int hint), (l, hint));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_destroy_lock, (std::uint32_t * l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_lock, (std::uint32_t * l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_unset_lock, (std::uint32_t * l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(int, omp_test_lock, (std::uint32_t * l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_init_nest_lock, (nest_slot * l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_init_nest_lock_with_hint, (nest_slot * l, int hint), (l, hint));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_destroy_nest_lock, (nest_slot * l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_nest_lock, (nest_slot * l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(void, omp_unset_nest_lock, (nest_slot * l), (l));
+FORKJOIN_KMPC_OMP_ALIAS(int, omp_test_nest_lock, (nest_slot * l), (l));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_display_env, (int verbose), (verbose));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_affinity_format, (const char* format), (format));
 FORKJOIN_KMPC_OMP_ALIAS(std::size_t, omp_get_affinity_format, (char* buffer, std::size_t size), (buffer, size));
 // clang programs' affinity lines go to stdout, as libomp prints them (internal.hpp)
-extern "C" void omp_display_affinity(const char* format);
 FORKJOIN_OMP_EXPORT void forkjoin_kmpc_omp_display_affinity(const char* format) {
   kmpc_affinity_to_stdout();
   omp_display_affinity(format);
@@ -194,25 +195,42 @@ FJ_KMPC_HANDLE(omp_low_lat_mem_space, 4);
 
 // ---- locks through the ABI (Intel's and flang's compilers call these) --------------------
 
-FORKJOIN_OMP_EXPORT void __kmpc_init_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_init_lock(l); }
+namespace {
+// The user's lock object (libomp's omp_lock_t and omp_nest_lock_t: one pointer) as the core
+// keeps it: the mutex word in its first 4 bytes, or the nest lock's slot.
+std::uint32_t* word_of(void** l) noexcept { return reinterpret_cast<std::uint32_t*>(l); }
+nest_slot* nest_of(void** l) noexcept { return reinterpret_cast<nest_slot*>(l); }
+}  // namespace
+
+FORKJOIN_OMP_EXPORT void __kmpc_init_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_init_lock(word_of(l)); }
 FORKJOIN_OMP_EXPORT void __kmpc_init_lock_with_hint(ident*, kmp_int32, void** l, std::uintptr_t) {
-  forkjoin_kmpc_omp_init_lock(l);
+  forkjoin_kmpc_omp_init_lock(word_of(l));
 }
-FORKJOIN_OMP_EXPORT void __kmpc_destroy_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_destroy_lock(l); }
-FORKJOIN_OMP_EXPORT void __kmpc_set_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_set_lock(l); }
-FORKJOIN_OMP_EXPORT void __kmpc_unset_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_unset_lock(l); }
-FORKJOIN_OMP_EXPORT int __kmpc_test_lock(ident*, kmp_int32, void** l) { return forkjoin_kmpc_omp_test_lock(l); }
-FORKJOIN_OMP_EXPORT void __kmpc_init_nest_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_init_nest_lock(l); }
+FORKJOIN_OMP_EXPORT void __kmpc_destroy_lock(ident*, kmp_int32, void** l) {
+  forkjoin_kmpc_omp_destroy_lock(word_of(l));
+}
+FORKJOIN_OMP_EXPORT void __kmpc_set_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_set_lock(word_of(l)); }
+FORKJOIN_OMP_EXPORT void __kmpc_unset_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_unset_lock(word_of(l)); }
+FORKJOIN_OMP_EXPORT int __kmpc_test_lock(ident*, kmp_int32, void** l) {
+  return forkjoin_kmpc_omp_test_lock(word_of(l));
+}
+FORKJOIN_OMP_EXPORT void __kmpc_init_nest_lock(ident*, kmp_int32, void** l) {
+  forkjoin_kmpc_omp_init_nest_lock(nest_of(l));
+}
 FORKJOIN_OMP_EXPORT void __kmpc_init_nest_lock_with_hint(ident*, kmp_int32, void** l, std::uintptr_t) {
-  forkjoin_kmpc_omp_init_nest_lock(l);
+  forkjoin_kmpc_omp_init_nest_lock(nest_of(l));
 }
 FORKJOIN_OMP_EXPORT void __kmpc_destroy_nest_lock(ident*, kmp_int32, void** l) {
-  forkjoin_kmpc_omp_destroy_nest_lock(l);
+  forkjoin_kmpc_omp_destroy_nest_lock(nest_of(l));
 }
-FORKJOIN_OMP_EXPORT void __kmpc_set_nest_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_set_nest_lock(l); }
-FORKJOIN_OMP_EXPORT void __kmpc_unset_nest_lock(ident*, kmp_int32, void** l) { forkjoin_kmpc_omp_unset_nest_lock(l); }
+FORKJOIN_OMP_EXPORT void __kmpc_set_nest_lock(ident*, kmp_int32, void** l) {
+  forkjoin_kmpc_omp_set_nest_lock(nest_of(l));
+}
+FORKJOIN_OMP_EXPORT void __kmpc_unset_nest_lock(ident*, kmp_int32, void** l) {
+  forkjoin_kmpc_omp_unset_nest_lock(nest_of(l));
+}
 FORKJOIN_OMP_EXPORT int __kmpc_test_nest_lock(ident*, kmp_int32, void** l) {
-  return forkjoin_kmpc_omp_test_nest_lock(l);
+  return forkjoin_kmpc_omp_test_nest_lock(nest_of(l));
 }
 
 // ---- allocation (clang's allocate directive and clause, depobj) --------------------------

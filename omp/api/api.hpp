@@ -1,7 +1,7 @@
-// api.hpp: the C signatures of the omp_* user API as this library defines them (api.cpp,
-// lock.cpp, places.cpp, teams.cpp, detach.cpp, affinity.cpp, display_env.cpp, unsupported.cpp),
-// for the front-ends that call them (fortran.cpp). The defining files include it too, so a
-// definition that drifts from its declaration does not compile.
+// api.hpp: the C signatures of the omp_* user API as api/ defines them (one file per topic,
+// named below), for the bindings that call them (kmpc/kmpc_api.cpp's libomp-versioned names,
+// fortran/fortran.cpp). The defining files include it too, so a definition that drifts from
+// its declaration does not compile.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@ struct nest_slot;  // lock.hpp
 }
 
 extern "C" {
-// threads, teams and levels (api.cpp, teams.cpp)
+// threads, teams and levels (threads.cpp, teams.cpp)
 void omp_set_num_threads(int n);
 int omp_get_num_threads();
 int omp_get_max_threads();
@@ -54,7 +54,7 @@ int omp_get_place_num();
 int omp_get_partition_num_places();
 void omp_get_partition_place_nums(int* nums);
 
-// devices (api.cpp): the host is the only one
+// devices (device.cpp): the host is the only one
 void omp_set_default_device(int device);
 int omp_get_default_device();
 int omp_get_num_devices();
@@ -78,16 +78,36 @@ void omp_set_nest_lock(forkjoin::omp::nest_slot* l);
 void omp_unset_nest_lock(forkjoin::omp::nest_slot* l);
 int omp_test_nest_lock(forkjoin::omp::nest_slot* l);
 
-// tasks (detach.cpp)
+// tasks (tasks.cpp)
 void omp_fulfill_event(void* event);
 
-// allocators (unsupported.cpp): omp_allocator_handle_t and omp_memspace_handle_t are uintptr_t
+// allocators (alloc.cpp): omp_allocator_handle_t and omp_memspace_handle_t are uintptr_t
 std::uintptr_t omp_init_allocator(std::uintptr_t memspace, int ntraits, const void* traits);
 void omp_destroy_allocator(std::uintptr_t allocator);
 void omp_set_default_allocator(std::uintptr_t allocator);
 std::uintptr_t omp_get_default_allocator();
+void* omp_alloc(std::size_t size, std::uintptr_t allocator);
+void* omp_aligned_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator);
+void* omp_calloc(std::size_t n, std::size_t size, std::uintptr_t allocator);
+void* omp_aligned_calloc(std::size_t alignment, std::size_t n, std::size_t size, std::uintptr_t allocator);
+void* omp_realloc(void* p, std::size_t size, std::uintptr_t allocator, std::uintptr_t free_allocator);
+void omp_free(void* p, std::uintptr_t allocator);
 
-// affinity display (affinity.cpp) and the environment report (display_env.cpp)
+// device memory on the host device (device.cpp)
+void* omp_target_alloc(std::size_t size, int device);
+void omp_target_free(void* p, int device);
+int omp_target_is_present(const void* p, int device);
+int omp_target_memcpy(void* dst, const void* src, std::size_t length, std::size_t dst_offset, std::size_t src_offset,
+                      int dst_device, int src_device);
+int omp_target_memcpy_rect(void* dst, const void* src, std::size_t element_size, int num_dims,
+                           const std::size_t* volume, const std::size_t* dst_offsets, const std::size_t* src_offsets,
+                           const std::size_t* dst_dimensions, const std::size_t* src_dimensions, int dst_device,
+                           int src_device);
+int omp_target_associate_ptr(const void* host_ptr, const void* device_ptr, std::size_t size, std::size_t device_offset,
+                             int device);
+int omp_target_disassociate_ptr(const void* ptr, int device);
+
+// affinity display and the environment report (display.cpp)
 void omp_set_affinity_format(const char* format);
 std::size_t omp_get_affinity_format(char* buffer, std::size_t size);
 void omp_display_affinity(const char* format);

@@ -1,15 +1,15 @@
-// target.cpp: target constructs on the host. There are no devices (omp_get_num_devices() is 0),
-// so every target region runs as libgomp's host fallback does: on the encountering thread as
-// the initial thread of a fresh context, with firstprivate data copied; data-mapping
-// constructs do nothing but keep their depend/nowait semantics; omp_target_* work on the host
-// device. [P-OMP Target]
-#include <cerrno>
+// gomp/target.cpp: libgomp's target constructs on the host. There are no devices
+// (omp_get_num_devices() is 0), so every target region runs as libgomp's host fallback does:
+// on the encountering thread as the initial thread of a fresh context, with firstprivate data
+// copied; data-mapping constructs do nothing but keep their depend/nowait semantics. The
+// omp_target_* routines are in api/device.cpp. [P-OMP Target]
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
-#include "internal.hpp"
+#include "../abi/export.hpp"
+#include "../core/internal.hpp"
 
 namespace forkjoin::omp {
 namespace {
@@ -113,26 +113,6 @@ void data_construct(unsigned flags, void** depend) {
     taskwait_depend(depend);
 }
 
-bool host_device(int device) { return device == 0 || device == -1; }  // the initial device, omp_initial_device
-
-int copy_rect(char* dst, const char* src, std::size_t element_size, int num_dims, const std::size_t* volume,
-              const std::size_t* dst_offsets, const std::size_t* src_offsets, const std::size_t* dst_dimensions,
-              const std::size_t* src_dimensions) {
-  if (num_dims == 1) {
-    std::memcpy(dst + dst_offsets[0] * element_size, src + src_offsets[0] * element_size, volume[0] * element_size);
-    return 0;
-  }
-  std::size_t dst_stride = element_size, src_stride = element_size;
-  for (int d = 1; d < num_dims; ++d) {
-    dst_stride *= dst_dimensions[d];
-    src_stride *= src_dimensions[d];
-  }
-  for (std::size_t j = 0; j < volume[0]; ++j)
-    copy_rect(dst + (dst_offsets[0] + j) * dst_stride, src + (src_offsets[0] + j) * src_stride, element_size,
-              num_dims - 1, volume + 1, dst_offsets + 1, src_offsets + 1, dst_dimensions + 1, src_dimensions + 1);
-  return 0;
-}
-
 }  // namespace
 }  // namespace forkjoin::omp
 
@@ -200,36 +180,8 @@ FORKJOIN_OMP_EXPORT void GOMP_target_enter_exit_data(int, std::size_t, void**, s
   data_construct(flags, depend);
 }
 
-// ---- device memory routines on the host device (the initial device, number 0) ------------
-
-FORKJOIN_OMP_EXPORT void* omp_target_alloc(std::size_t size, int device) {
-  return host_device(device) ? std::malloc(size == 0 ? 1 : size) : nullptr;
-}
-FORKJOIN_OMP_EXPORT void omp_target_free(void* p, int device) {
-  if (host_device(device)) std::free(p);
-}
-FORKJOIN_OMP_EXPORT int omp_target_is_present(const void* p, int device) {
-  return p == nullptr || host_device(device) ? 1 : 0;
-}
-FORKJOIN_OMP_EXPORT int omp_target_memcpy(void* dst, const void* src, std::size_t length, std::size_t dst_offset,
-                                          std::size_t src_offset, int dst_device, int src_device) {
-  if (!host_device(dst_device) || !host_device(src_device)) return EINVAL;
-  std::memcpy(static_cast<char*>(dst) + dst_offset, static_cast<const char*>(src) + src_offset, length);
-  return 0;
-}
-// dst == src == NULL asks for the number of dimensions supported
-FORKJOIN_OMP_EXPORT int omp_target_memcpy_rect(void* dst, const void* src, std::size_t element_size, int num_dims,
-                                               const std::size_t* volume, const std::size_t* dst_offsets,
-                                               const std::size_t* src_offsets, const std::size_t* dst_dimensions,
-                                               const std::size_t* src_dimensions, int dst_device, int src_device) {
-  if (dst == nullptr && src == nullptr) return INT_MAX;
-  if (!host_device(dst_device) || !host_device(src_device) || dst == nullptr || src == nullptr || num_dims < 1)
-    return EINVAL;
-  return copy_rect(static_cast<char*>(dst), static_cast<const char*>(src), element_size, num_dims, volume, dst_offsets,
-                   src_offsets, dst_dimensions, src_dimensions);
-}
-// Associating host memory with the host device is an error, as in libgomp.
-FORKJOIN_OMP_EXPORT int omp_target_associate_ptr(const void*, const void*, std::size_t, std::size_t, int) {
-  return EINVAL;
-}
-FORKJOIN_OMP_EXPORT int omp_target_disassociate_ptr(const void*, int) { return EINVAL; }
+// Registering offload images for devices this library does not have is harmless.
+FORKJOIN_OMP_EXPORT void GOMP_offload_register(const void*, int, const void*) {}
+FORKJOIN_OMP_EXPORT void GOMP_offload_unregister(const void*, int, const void*) {}
+FORKJOIN_OMP_EXPORT void GOMP_offload_register_ver(unsigned, const void*, int, const void*) {}
+FORKJOIN_OMP_EXPORT void GOMP_offload_unregister_ver(unsigned, const void*, int, const void*) {}

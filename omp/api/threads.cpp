@@ -1,5 +1,5 @@
-// api.cpp: the omp_* user API (OpenMP 4.5 host subset plus the 5.0 queries gcc programs
-// call). ICVs live in the current task ([P-OMP ICV]); teams answer the level queries.
+// api/threads.cpp: the omp_* routines of threads, levels, schedules and time. ICVs live in
+// the current task ([P-OMP ICV]); teams answer the level queries.
 #include <time.h>
 
 #include <cstdio>
@@ -7,24 +7,11 @@
 #include <cstring>
 #include <string>
 
-#include "../abi/api.hpp"
+#include "../abi/export.hpp"
 #include "../core/internal.hpp"
+#include "api.hpp"
 
 using namespace forkjoin::omp;
-
-namespace {
-const team* team_at_level(const thread_state& ts, int level, unsigned* thread_num) {
-  const team* t = ts.cur_team;
-  unsigned id = ts.id;
-  if (level < 0 || static_cast<unsigned>(level) > t->level) return nullptr;
-  while (t->level > static_cast<unsigned>(level)) {
-    id = t->parent_thread;
-    t = t->parent;
-  }
-  if (thread_num != nullptr) *thread_num = id;
-  return t;
-}
-}  // namespace
 
 FORKJOIN_OMP_EXPORT int omp_get_thread_num() { return static_cast<int>(self().id); }
 FORKJOIN_OMP_EXPORT int omp_get_num_threads() { return static_cast<int>(self().cur_team->nthreads); }
@@ -86,10 +73,7 @@ FORKJOIN_OMP_EXPORT int omp_get_max_active_levels() {
 FORKJOIN_OMP_EXPORT int omp_get_supported_active_levels() { return static_cast<int>(k_max_levels); }
 FORKJOIN_OMP_EXPORT int omp_get_level() { return static_cast<int>(self().cur_team->level); }
 FORKJOIN_OMP_EXPORT int omp_get_active_level() { return static_cast<int>(self().cur_team->active_level); }
-FORKJOIN_OMP_EXPORT int omp_get_ancestor_thread_num(int level) {
-  unsigned id = 0;
-  return team_at_level(self(), level, &id) != nullptr ? static_cast<int>(id) : -1;
-}
+FORKJOIN_OMP_EXPORT int omp_get_ancestor_thread_num(int level) { return ancestor_thread_num(self(), level); }
 FORKJOIN_OMP_EXPORT int omp_get_team_size(int level) {
   const team* t = team_at_level(self(), level, nullptr);
   return t != nullptr ? static_cast<int>(t->nthreads) : -1;
@@ -98,37 +82,3 @@ FORKJOIN_OMP_EXPORT int omp_in_final() { return self().cur_task->final_task ? 1 
 FORKJOIN_OMP_EXPORT int omp_get_cancellation() { return config().cancellation ? 1 : 0; }
 FORKJOIN_OMP_EXPORT int omp_get_proc_bind() { return static_cast<int>(self().cur_task->icvs.bind); }
 FORKJOIN_OMP_EXPORT int omp_get_max_task_priority() { return config().max_task_priority; }
-
-// Devices: the host is the only one; target regions run on it (target.cpp), the league
-// queries are in teams.cpp.
-FORKJOIN_OMP_EXPORT void omp_set_default_device(int) {}
-FORKJOIN_OMP_EXPORT int omp_get_default_device() { return 0; }
-FORKJOIN_OMP_EXPORT int omp_get_num_devices() { return 0; }
-FORKJOIN_OMP_EXPORT int omp_is_initial_device() { return 1; }
-FORKJOIN_OMP_EXPORT int omp_get_initial_device() { return 0; }
-FORKJOIN_OMP_EXPORT int omp_get_device_num() { return 0; }
-
-// The place queries are in places.cpp.
-
-FORKJOIN_OMP_EXPORT int omp_pause_resource(int, int) { return -1; }  // nonzero: not paused
-FORKJOIN_OMP_EXPORT int omp_pause_resource_all(int) { return -1; }
-
-// ---- small GOMP helpers that are not constructs ------------------------------------------
-
-// `omp error at(execution)`: libgomp's words exactly (an empty line, then "libgomp: ..."), as
-// programs and libgomp's own tests match them. msglen == (size_t)-1: msg is NUL-terminated;
-// Fortran passes its length.
-namespace {
-void error_directive(const char* severity, const char* msg, std::size_t msglen) {
-  std::string line = std::string("\nlibgomp: ") + severity + "error directive encountered";
-  if (msg != nullptr)
-    line += ": " + (msglen == static_cast<std::size_t>(-1) ? std::string(msg) : std::string(msg, msglen));
-  line += '\n';
-  std::fwrite(line.data(), 1, line.size(), stderr);
-}
-}  // namespace
-FORKJOIN_OMP_EXPORT void GOMP_warning(const char* msg, std::size_t msglen) { error_directive("", msg, msglen); }
-FORKJOIN_OMP_EXPORT void GOMP_error(const void* msg, std::size_t msglen) {
-  error_directive("fatal error: ", static_cast<const char*>(msg), msglen);
-  std::exit(EXIT_FAILURE);
-}
