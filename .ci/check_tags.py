@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Check that comments cite only what the repository defines.
 
-1. Every step tag cited in the tracked sources must be defined in one of the two design
-   documents: forkjoin/DESIGN.md (the core runtime) or omp/DESIGN.md (the OpenMP layer).
+1. Every step tag cited in the tracked sources must be defined in one of the design
+   documents: forkjoin/DESIGN.md (the core runtime), omp/DESIGN.md (the OpenMP layer) or
+   tbb/DESIGN.md (the oneTBB layer).
    Tags look like [P-DEQUE], [P-DEQUE S2], [P-POST PushFence+ReadSleepers], [P-OMP Hot H1]
    or [INV-WAKE]. A tag is *defined* when, in either document:
      - it appears verbatim (e.g. "[P-POST Publish]", "[INV-WAKE]"), or
@@ -33,8 +34,8 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DESIGNS = ("forkjoin/DESIGN.md", "omp/DESIGN.md")
-DIRS = ("forkjoin/", "include/", "tests/", "bench/", "examples/", "omp/", "models/")
+DESIGNS = ("forkjoin/DESIGN.md", "omp/DESIGN.md", "tbb/DESIGN.md")
+DIRS = ("forkjoin/", "include/", "tests/", "bench/", "examples/", "omp/", "tbb/", "models/")
 SOURCE = re.compile(r"(\.(cpp|hpp|h|cc|py|sh|cmake|in|pml)|CMakeLists\.txt)$")
 TAG = re.compile(r"\[((?:P|INV)-[A-Z]+)((?:\s+[^\]\[]+)?)\]")
 OUTSIDE = re.compile(r"\berrat(?:a|um)\s+\d|correctness\.md|\.\./shared/|\bissues?\s+\d", re.IGNORECASE)

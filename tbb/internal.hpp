@@ -1,0 +1,171 @@
+// internal.hpp: what the files of libforkjoin-tbb share: the friend classes that oneTBB's
+// headers declare for the runtime (task_accessor, task_group_context_impl, external_waiter),
+// which this library defines to reach the private fields it owns; the arena; and the
+// functions one file calls in another. Not installed; never seen by a program.
+// Protocols: tbb/DESIGN.md ([P-TBB Task], [P-TBB Wait], [P-TBB Cancel], [P-TBB Arena]).
+#pragma once
+
+#include <oneapi/tbb/detail/_exception.h>
+#include <oneapi/tbb/detail/_small_object_pool.h>
+#include <oneapi/tbb/detail/_task.h>
+#include <oneapi/tbb/detail/_utils.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+#include <oneapi/tbb/version.h>
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+
+#include "forkjoin/detail/job.hpp"
+#include "forkjoin/detail/worker_api.hpp"
+#include "forkjoin/pool.hpp"
+
+#if !defined(TBB_INTERFACE_VERSION) || TBB_INTERFACE_VERSION < 12000 || TBB_INTERFACE_VERSION >= 13000
+#error "libforkjoin-tbb implements the binary interface of oneTBB 2021 (TBB_INTERFACE_VERSION 12xxx)"
+#endif
+
+namespace tbb::detail::r1 {
+
+// The spawned form of a task ([P-TBB Task T1]): a forkjoin job placed in the task's
+// m_reserved words, which the headers leave to the runtime. It names the task, its context
+// and the slots execute sees in execution_data.
+struct task_job : forkjoin::detail::job_header {
+  task_job(d1::task* t, d1::task_group_context* c, d1::slot_id original, d1::slot_id affinity) noexcept;
+  d1::task* task;
+  d1::task_group_context* context;
+  d1::slot_id original_slot;
+  d1::slot_id affinity_slot;
+};
+
+// Friend of d1::task and d1::task_traits (declared in _task.h).
+struct task_accessor {
+  static void* reserved(d1::task& t) noexcept { return t.m_reserved; }
+  static constexpr std::size_t k_reserved_bytes = sizeof(d1::task::m_reserved);
+};
+static_assert(sizeof(task_job) <= task_accessor::k_reserved_bytes, "a task_job must fit in d1::task::m_reserved");
+
+// The holder of a context's captured exception (only declared by task_group.h).
+class tbb_exception_ptr {
+ public:
+  explicit tbb_exception_ptr(std::exception_ptr e) noexcept : error_(std::move(e)) {}
+  [[noreturn]] void rethrow() const { std::rethrow_exception(error_); }
+
+ private:
+  std::exception_ptr error_;
+};
+
+// Friend of d1::task_group_context: the context's fields, as [P-TBB Cancel] uses them.
+struct task_group_context_impl {
+  using context = d1::task_group_context;
+  using state = context::state;
+  static context& actual(context& c) noexcept { return c.actual_context(); }
+  static std::atomic<state>& state_of(context& c) noexcept { return c.my_state; }
+  static std::atomic<std::uint32_t>& cancel_word(context& c) noexcept { return c.my_cancellation_requested; }
+  static std::atomic<tbb_exception_ptr*>& exception_of(context& c) noexcept { return c.my_exception; }
+  // Valid once the context is bound ([P-TBB Cancel C1]); null for an isolated one.
+  static context* parent(context& c) noexcept;
+  static bool wants_fp(const context& c) noexcept { return c.my_traits.fp_settings; }
+  static std::uint64_t& fp_env(context& c) noexcept { return c.my_cpu_ctl_env; }
+
+  static void initialize(context& c) noexcept;
+  static void destroy(context& c) noexcept;
+  static void reset(context& c) noexcept;
+  static void bind(context& c) noexcept;  // [P-TBB Cancel C1] on first use
+  static bool cancel(context& c) noexcept;
+  static bool is_cancelled(context& c) noexcept;
+  static void capture_fp(context& c) noexcept;
+  // [P-TBB Cancel E1] a task of c threw: keep the exception if this cancels c first.
+  static void record_exception(context& c, std::exception_ptr e) noexcept;
+  // [P-TBB Cancel E2] the waiter rethrows what c holds.
+  static void rethrow_if_any(context& c);
+};
+
+// Friend of d1::wait_context: its reference count.
+class external_waiter {
+ public:
+  static bool pending(const d1::wait_context& w) noexcept {
+    return w.m_ref_count.load(std::memory_order_seq_cst) != 0;  // [P-TBB Wait W2] pairs with N1 (the header's RMW)
+  }
+};
+
+// A task arena: the forkjoin pool its tasks run on ([P-TBB Arena]). The implicit arena is
+// default_pool() (or, while a global_control caps parallelism below its size, a pool of
+// that size); an initialized task_arena owns a pool of its own.
+class arena {
+ public:
+  arena(std::unique_ptr<forkjoin::pool> own, forkjoin::detail::pool_impl* impl, int concurrency) noexcept
+      : own_(std::move(own)), impl_(impl), concurrency_(concurrency) {}
+  forkjoin::detail::pool_impl& pool() const noexcept { return *impl_; }
+  int concurrency() const noexcept { return concurrency_; }
+  bool owns_pool() const noexcept { return own_ != nullptr; }
+  void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // True when this was the last reference: the caller deletes the arena.
+  bool release() noexcept {
+    return refs_.fetch_sub(1, std::memory_order_acq_rel) == 1;  // acq_rel: every user's accesses before the delete
+  }
+
+ private:
+  std::unique_ptr<forkjoin::pool> own_;
+  forkjoin::detail::pool_impl* impl_;
+  int concurrency_;
+  std::atomic<int> refs_{1};
+};
+
+// Friend of d1::task_arena_base.
+struct task_arena_impl {
+  static std::atomic<arena*>& arena_of(d1::task_arena_base& ta) noexcept { return ta.my_arena; }
+  static const std::atomic<arena*>& arena_of(const d1::task_arena_base& ta) noexcept { return ta.my_arena; }
+  static int& requested(d1::task_arena_base& ta) noexcept { return ta.my_max_concurrency; }
+  static int requested(const d1::task_arena_base& ta) noexcept { return ta.my_max_concurrency; }
+};
+
+}  // namespace tbb::detail::r1
+
+// The layer's own functions stay out of the exported set although FORKJOIN_1 exports
+// forkjoin::* ([P-TBB Link]): hidden here, at their first declaration.
+#pragma GCC visibility push(hidden)
+namespace forkjoin::detail::tbb_layer {
+
+namespace d1 = ::tbb::detail::d1;
+namespace r1 = ::tbb::detail::r1;
+
+// task.cpp: runs a task and its bypass chain on this thread ([P-TBB Task T3]).
+void run_task(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity) noexcept;
+// The context of the task this thread is running, null outside every task.
+d1::task_group_context* current_context() noexcept;
+// Pushes t as a job: on this thread's deque when it works for `target`, else into target's
+// injection queue ([P-TBB Task T2]).
+void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::slot_id affinity);
+
+// wait.cpp: helps on this thread's pool until w's count is zero ([P-TBB Wait]).
+void help_until_released(worker& w, const d1::wait_context& wc) noexcept;
+
+// arena.cpp: the pool that work started by this thread goes to: the pool it works for, or
+// the implicit arena's.
+pool_impl& current_pool();
+// The implicit arena's pool: default_pool(), or the capped pool while a global_control asks.
+pool_impl& implicit_pool();
+int implicit_concurrency();
+std::size_t active_value(int param) noexcept;
+
+// Any thread: runs f on a thread of p (this one when it works for p, or one bound to p's
+// external slot or injected) and returns when it has run; rethrows f's exception.
+template <class F>
+void run_on(pool_impl& p, F&& f) {
+  worker* w = tls_worker;
+  if (w != nullptr && w->pool_ == &p) {
+    f();
+    return;
+  }
+  auto call = [&f] { f(); };
+  run_in(p, call);
+}
+
+// misc.cpp: "libforkjoin-tbb: <what> is not supported" on stderr, then abort.
+[[noreturn]] void refuse(const char* what) noexcept;
+
+}  // namespace forkjoin::detail::tbb_layer
+#pragma GCC visibility pop

@@ -1,0 +1,191 @@
+// task.cpp: oneTBB tasks on forkjoin jobs: the small-object pool (forkjoin's job blocks),
+// spawn, execute_and_wait and wait, and the loop that runs a task and its bypass chain with
+// cancellation and exception capture. Owns the thread's current context; not the waiter
+// table (wait.cpp) nor the contexts' state (context.cpp). Protocol: tbb/DESIGN.md
+// [P-TBB Task], [P-TBB Wait], [P-TBB Cancel].
+#include <exception>
+#include <new>
+
+#include "forkjoin/detail/worker_api.hpp"
+#include "forkjoin/task_group.hpp"
+#include "internal.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace tbb::detail::r1 {
+
+task_job::task_job(d1::task* t, d1::task_group_context* c, d1::slot_id original, d1::slot_id affinity) noexcept
+    : job_header(+[](forkjoin::detail::job_header* h) noexcept {
+        auto* j = static_cast<task_job*>(h);
+        // [P-TBB Task T3] copied out first: the task may free itself (and this job) as it runs.
+        forkjoin::detail::tbb_layer::run_task(*j->task, *j->context, j->original_slot, j->affinity_slot);
+      }),
+      task(t),
+      context(c),
+      original_slot(original),
+      affinity_slot(affinity) {}
+
+}  // namespace tbb::detail::r1
+
+namespace forkjoin::detail::tbb_layer {
+
+namespace {
+
+using ctx_impl = r1::task_group_context_impl;
+
+thread_local d1::task_group_context* tls_context = nullptr;
+
+// Every pool pointer handed out: the blocks come from forkjoin's job allocator, which
+// needs only the size back.
+struct job_block_pool : d1::small_object_pool {};
+job_block_pool g_job_blocks;
+
+d1::slot_id slot_of_this_thread() noexcept {
+  const worker* w = tls_worker;
+  return w == nullptr ? d1::no_slot : static_cast<d1::slot_id>(w->index_);
+}
+
+// [P-TBB Task FP] a context that carries floating-point settings runs its tasks under them.
+class fp_scope {
+ public:
+  explicit fp_scope(d1::task_group_context& ctx) noexcept {
+#if defined(__x86_64__)
+    active_ = ctx_impl::wants_fp(ctx);
+    if (!active_) return;
+    saved_mxcsr_ = _mm_getcsr();
+    __asm__ __volatile__("fnstcw %0" : "=m"(saved_cw_));
+    const std::uint64_t env = ctx_impl::fp_env(ctx);
+    _mm_setcsr(static_cast<unsigned>(env & 0xffffffffU));
+    const auto cw = static_cast<std::uint16_t>(env >> 32);
+    __asm__ __volatile__("fldcw %0" : : "m"(cw));
+#else
+    static_cast<void>(ctx);
+#endif
+  }
+  ~fp_scope() {
+#if defined(__x86_64__)
+    if (!active_) return;
+    _mm_setcsr(saved_mxcsr_);
+    __asm__ __volatile__("fldcw %0" : : "m"(saved_cw_));
+#endif
+  }
+  fp_scope(const fp_scope&) = delete;
+  fp_scope& operator=(const fp_scope&) = delete;
+
+ private:
+#if defined(__x86_64__)
+  bool active_ = false;
+  unsigned saved_mxcsr_ = 0;
+  std::uint16_t saved_cw_ = 0;
+#endif
+};
+
+}  // namespace
+
+d1::task_group_context* current_context() noexcept { return tls_context; }
+
+void run_task(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity) noexcept {
+  d1::execution_data ed{&ctx, original, affinity};
+  d1::task_group_context* const outer = tls_context;
+  tls_context = &ctx;
+  {
+    const fp_scope fp(ctx);
+    // [P-TBB Task T4] the bypass chain: a task returned by execute runs next, in the same
+    // context. Each task holds a reference on its wait_context until its execute or cancel
+    // finishes, so the context outlives every access here.
+    d1::task* next = &t;
+    while (next != nullptr) {
+      d1::task* current = next;
+      if (ctx_impl::is_cancelled(ctx)) {  // [P-TBB Cancel C3] skipped: cancel() finalizes it
+        next = current->cancel(ed);
+        continue;
+      }
+      try {
+        next = current->execute(ed);
+      } catch (...) {
+        // [P-TBB Cancel E1] the exception is kept (if it cancels the group first) and the
+        // task is finalized by cancel(), which releases what execute did not.
+        if (active_value(d1::global_control::terminate_on_exception) != 0) std::terminate();
+        ctx_impl::record_exception(ctx, std::current_exception());
+        next = current->cancel(ed);
+      }
+    }
+  }
+  tls_context = outer;
+}
+
+void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::slot_id affinity) {
+  worker* w = tls_worker;
+  const bool local = w != nullptr && w->pool_ == &target;
+  auto* job = ::new (r1::task_accessor::reserved(t))
+      r1::task_job(&t, &ctx, local ? static_cast<d1::slot_id>(w->index_) : d1::no_slot, affinity);
+  if (local) {
+    // [P-TBB Task T2] as task_group::run does: published at once, so idle workers can take it.
+    w->deque_.push_private(job);
+    on_new_job(*w, job);
+  } else {
+    inject_job(target, job);  // [P-POST] the injector's fence and wake-up
+  }
+}
+
+}  // namespace forkjoin::detail::tbb_layer
+
+namespace tbb::detail::r1 {
+
+namespace tl = forkjoin::detail::tbb_layer;
+using ctx_impl = task_group_context_impl;
+
+void* allocate(d1::small_object_pool*& pool, std::size_t number_of_bytes, const d1::execution_data&) {
+  return allocate(pool, number_of_bytes);
+}
+
+void* allocate(d1::small_object_pool*& pool, std::size_t number_of_bytes) {
+  pool = &tl::g_job_blocks;
+  return forkjoin::detail::allocate_job(number_of_bytes);  // 64-byte aligned, as d1::task requires
+}
+
+void deallocate(d1::small_object_pool&, void* ptr, std::size_t number_of_bytes, const d1::execution_data&) {
+  forkjoin::detail::deallocate_job(ptr, number_of_bytes);
+}
+
+void deallocate(d1::small_object_pool&, void* ptr, std::size_t number_of_bytes) {
+  forkjoin::detail::deallocate_job(ptr, number_of_bytes);
+}
+
+void spawn(d1::task& t, d1::task_group_context& ctx) { r1::spawn(t, ctx, d1::no_slot); }
+
+// The affinity hint is passed to the task in execution_data and otherwise not followed:
+// the task goes to the spawning worker's deque like any other.
+void spawn(d1::task& t, d1::task_group_context& ctx, d1::slot_id id) {
+  d1::task_group_context& c = ctx_impl::actual(ctx);
+  ctx_impl::bind(c);
+  tl::submit_to(tl::current_pool(), t, c, id);
+}
+
+void execute_and_wait(d1::task& t, d1::task_group_context& t_ctx, d1::wait_context& wait_ctx,
+                      d1::task_group_context& w_ctx) {
+  d1::task_group_context& tc = ctx_impl::actual(t_ctx);
+  d1::task_group_context& wc = ctx_impl::actual(w_ctx);
+  ctx_impl::bind(tc);  // on the calling thread: a bound context's parent is this thread's task
+  ctx_impl::bind(wc);
+  tl::run_on(tl::current_pool(), [&] {
+    tl::run_task(t, tc, tl::slot_of_this_thread(), d1::no_slot);
+    if (external_waiter::pending(wait_ctx)) tl::help_until_released(*forkjoin::detail::tls_worker, wait_ctx);
+  });
+  ctx_impl::rethrow_if_any(wc);  // [P-TBB Cancel E2]
+}
+
+void wait(d1::wait_context& wait_ctx, d1::task_group_context& ctx) {
+  d1::task_group_context& c = ctx_impl::actual(ctx);
+  if (external_waiter::pending(wait_ctx))
+    tl::run_on(tl::current_pool(), [&] { tl::help_until_released(*forkjoin::detail::tls_worker, wait_ctx); });
+  ctx_impl::rethrow_if_any(c);  // [P-TBB Cancel E2]
+}
+
+d1::slot_id execution_slot(const d1::execution_data*) { return tl::slot_of_this_thread(); }
+
+d1::task_group_context* current_context() { return tl::current_context(); }
+
+}  // namespace tbb::detail::r1

@@ -1,0 +1,267 @@
+// test_tbb_arena.cpp: task_arena (execute, enqueue, isolate, attach, max_concurrency),
+// global_control, the scheduler handle, and what containers and queues ask of the runtime
+// (cache-aligned memory, bounded-queue monitors, thread-specific storage), on
+// libforkjoin-tbb ([P-TBB Arena], [P-TBB Block]). Built against native libtbb too (_native).
+#include <oneapi/tbb/combinable.h>
+#include <oneapi/tbb/concurrent_hash_map.h>
+#include <oneapi/tbb/concurrent_queue.h>
+#include <oneapi/tbb/concurrent_vector.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/spin_mutex.h>
+#include <oneapi/tbb/spin_rw_mutex.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <gtest/gtest.h>
+
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Distinct threads that ran iterations of a loop long enough for every worker to join.
+template <class Run>
+std::size_t threads_used(Run run) {
+  std::mutex m;
+  std::set<std::thread::id> ids;
+  run([&] {
+    std::this_thread::sleep_for(200us);
+    const std::lock_guard<std::mutex> lock(m);
+    ids.insert(std::this_thread::get_id());
+  });
+  return ids.size();
+}
+
+TEST(TbbArena, ExecuteReturnsTheValueAndRunsInside) {
+  tbb::task_arena arena(2);
+  EXPECT_EQ(arena.max_concurrency(), 2);
+  const int v = arena.execute([] {
+    EXPECT_EQ(tbb::this_task_arena::max_concurrency(), 2);
+    const int slot = tbb::this_task_arena::current_thread_index();
+    EXPECT_GE(slot, 0);
+    EXPECT_LT(slot, 2);
+    return 41 + 1;
+  });
+  EXPECT_EQ(v, 42);
+}
+
+TEST(TbbArena, ExecutePropagatesExceptions) {
+  tbb::task_arena arena(2);
+  EXPECT_THROW(arena.execute([] { throw std::runtime_error("inside"); }), std::runtime_error);
+}
+
+TEST(TbbArena, ArenaOfOneRunsEverythingOnTheCaller) {
+  tbb::task_arena arena(1);
+  const std::thread::id me = std::this_thread::get_id();
+  std::atomic<int> foreign{0};
+  arena.execute([&] {
+    tbb::parallel_for(0, 200, [&](int) {
+      if (std::this_thread::get_id() != me) foreign++;
+    });
+  });
+  EXPECT_EQ(foreign.load(), 0);
+}
+
+TEST(TbbArena, LoopsInsideAnArenaCoverEveryIndex) {
+  tbb::task_arena arena(3);
+  std::vector<std::atomic<int>> hits(50000);
+  arena.execute([&] { tbb::parallel_for(0, 50000, [&](int i) { hits[static_cast<std::size_t>(i)]++; }); });
+  for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+}
+
+TEST(TbbArena, EnqueueRunsTheFunctor) {
+  tbb::task_arena arena(2);
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 100; ++i) arena.enqueue([&] { ran++; });
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (ran.load() < 100 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(ran.load(), 100);
+}
+
+TEST(TbbArena, TaskGroupInsideAnArena) {
+  tbb::task_arena arena(2);
+  tbb::task_group g;
+  std::atomic<int> ran{0};
+  arena.execute([&] {
+    for (int i = 0; i < 1000; ++i) g.run([&] { ran++; });
+  });
+  arena.execute([&] { g.wait(); });
+  EXPECT_EQ(ran.load(), 1000);
+}
+
+TEST(TbbArena, AttachInsideATaskSeesTheSameArena) {
+  tbb::task_arena arena(2);
+  arena.execute([] {
+    tbb::task_arena attached(tbb::task_arena::attach{});
+    EXPECT_TRUE(attached.is_active());
+    EXPECT_EQ(attached.max_concurrency(), 2);
+    EXPECT_EQ(attached.execute([] { return 7; }), 7);
+  });
+}
+
+TEST(TbbArena, InitializeAndTerminateRepeatedly) {
+  for (int i = 0; i < 20; ++i) {
+    tbb::task_arena arena;
+    arena.initialize(2);
+    EXPECT_TRUE(arena.is_active());
+    std::atomic<int> n{0};
+    arena.execute([&] { tbb::parallel_for(0, 100, [&](int) { n++; }); });
+    EXPECT_EQ(n.load(), 100);
+    arena.terminate();
+    EXPECT_FALSE(arena.is_active());
+  }
+}
+
+TEST(TbbIsolate, ReturnsTheValueAndRunsTheNestedLoop) {
+  std::atomic<int> n{0};
+  const int v = tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(0, 1000, [&](int) { n++; });
+    return 5;
+  });
+  EXPECT_EQ(v, 5);
+  EXPECT_EQ(n.load(), 1000);
+}
+
+// The classic isolation hazard: a thread holding a per-thread flag waits inside an outer
+// task; without isolation it could pick up another outer iteration and see its own flag set.
+TEST(TbbIsolate, AWaitInsideDoesNotRunOuterTasks) {
+  tbb::enumerable_thread_specific<int> busy(0);
+  std::atomic<int> reentered{0};
+  tbb::parallel_for(0, 64, [&](int) {
+    int& mine = busy.local();
+    if (mine != 0) reentered++;
+    mine = 1;
+    tbb::this_task_arena::isolate([] { tbb::parallel_for(0, 64, [](int) { std::this_thread::yield(); }); });
+    mine = 0;
+  });
+  EXPECT_EQ(reentered.load(), 0);
+}
+
+TEST(TbbGlobalControl, MaxAllowedParallelismOfOneRunsOnOneThread) {
+  {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+    EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), 1u);
+    EXPECT_EQ(threads_used([](auto body) { tbb::parallel_for(0, 64, [&](int) { body(); }); }), 1u);
+  }
+  EXPECT_GE(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), 1u);
+}
+
+TEST(TbbGlobalControl, TheSmallestActiveLimitWins) {
+  tbb::global_control a(tbb::global_control::max_allowed_parallelism, 3);
+  {
+    tbb::global_control b(tbb::global_control::max_allowed_parallelism, 1);
+    EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), 1u);
+  }
+  EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), 3u);
+}
+
+TEST(TbbGlobalControl, StackSizeIsAccepted) {
+  tbb::global_control s(tbb::global_control::thread_stack_size, 16u << 20);
+  EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::thread_stack_size), 16u << 20);
+  tbb::task_arena arena(2);
+  EXPECT_EQ(arena.execute([] { return 3; }), 3);
+}
+
+TEST(TbbSchedulerHandle, FinalizeSucceedsWithNoWorkInFlight) {
+  tbb::task_scheduler_handle handle{tbb::attach{}};
+  tbb::parallel_for(0, 100, [](int) {});
+  EXPECT_TRUE(tbb::finalize(handle, std::nothrow));
+}
+
+TEST(TbbContainers, EnumerableThreadSpecificSums) {
+  tbb::enumerable_thread_specific<long> local(0);
+  tbb::parallel_for(0, 100000, [&](int i) { local.local() += i; });
+  EXPECT_EQ(local.combine(std::plus<>()), 99999L * 100000L / 2);
+  tbb::combinable<long> c([] { return 0L; });
+  tbb::parallel_for(0, 1000, [&](int) { c.local() += 2; });
+  EXPECT_EQ(c.combine(std::plus<>()), 2000L);
+}
+
+TEST(TbbContainers, ConcurrentVectorAndHashMap) {
+  tbb::concurrent_vector<int> v;
+  tbb::concurrent_hash_map<int, int> m;
+  tbb::parallel_for(0, 20000, [&](int i) {
+    v.push_back(i);
+    tbb::concurrent_hash_map<int, int>::accessor a;
+    m.insert(a, i % 100);
+    a->second += 1;
+  });
+  std::vector<int> sorted(v.begin(), v.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (int i = 0; i < 20000; ++i) ASSERT_EQ(sorted[static_cast<std::size_t>(i)], i);
+  EXPECT_EQ(m.size(), 100u);
+  for (auto& kv : m) EXPECT_EQ(kv.second, 200);
+}
+
+TEST(TbbQueues, BoundedQueueBlocksAndDeliversEverything) {
+  tbb::concurrent_bounded_queue<int> q;
+  q.set_capacity(4);
+  constexpr int k_items = 20000;
+  long long received = 0;
+  std::thread consumer([&] {
+    for (int i = 0; i < k_items; ++i) {
+      int x = 0;
+      q.pop(x);  // blocks while empty
+      received += x;
+    }
+  });
+  for (int i = 1; i <= k_items; ++i) q.push(i);  // blocks while full
+  consumer.join();
+  EXPECT_EQ(received, static_cast<long long>(k_items) * (k_items + 1) / 2);
+  EXPECT_EQ(q.size(), 0);
+}
+
+TEST(TbbQueues, AbortWakesABlockedPop) {
+  tbb::concurrent_bounded_queue<int> q;
+  std::atomic<bool> aborted{false};
+  std::thread consumer([&] {
+    int x = 0;
+    try {
+      q.pop(x);
+    } catch (const tbb::user_abort&) {
+      aborted = true;
+    }
+  });
+  std::this_thread::sleep_for(50ms);
+  q.abort();
+  consumer.join();
+  EXPECT_TRUE(aborted.load());
+}
+
+TEST(TbbQueues, UnboundedQueueAcrossTasks) {
+  tbb::concurrent_queue<int> q;
+  tbb::parallel_for(0, 10000, [&](int i) { q.push(i); });
+  long long sum = 0;
+  int x = 0;
+  while (q.try_pop(x)) sum += x;
+  EXPECT_EQ(sum, 9999LL * 10000 / 2);
+}
+
+TEST(TbbMutexes, SpeculativeMutexesExclude) {
+  tbb::speculative_spin_mutex m;
+  tbb::speculative_spin_rw_mutex rw;
+  long counter = 0, rw_counter = 0;
+  tbb::parallel_for(0, 20000, [&](int i) {
+    {
+      tbb::speculative_spin_mutex::scoped_lock lock(m);
+      ++counter;
+    }
+    tbb::speculative_spin_rw_mutex::scoped_lock lock(rw, i % 4 == 0);
+    if (i % 4 == 0) ++rw_counter;
+  });
+  EXPECT_EQ(counter, 20000);
+  EXPECT_EQ(rw_counter, 5000);
+}
+
+}  // namespace

@@ -1,0 +1,94 @@
+// test_tbb_threads.cpp: one pool per process. oneTBB work started inside forkjoin's pool runs
+// on that pool's workers (and the reverse), so nested loops of either kind never make the
+// process hold more threads than the pool's size (counted in /proc/self/task), and a
+// forkjoin query inside a TBB task sees the worker it runs on ([P-TBB Link], [P-TBB Arena A1]).
+#include <dirent.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstddef>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "forkjoin/parallel_for.hpp"
+#include "forkjoin/pool.hpp"
+
+namespace {
+
+// The process's main thread and every thread forkjoin started (named "forkjoin*": workers,
+// spares, other pools'), from /proc/self/task. Threads of a sanitizer's runtime are left out.
+std::size_t process_threads() {
+  std::size_t n = 0;
+  const std::string main_tid = std::to_string(getpid());
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+      std::string name;
+      std::getline(comm, name);
+      if (e->d_name == main_tid || name.rfind("forkjoin", 0) == 0) ++n;
+    }
+    closedir(d);
+  }
+  return n;
+}
+
+void note_max(std::atomic<std::size_t>& max_seen) {
+  const std::size_t now = process_threads();
+  std::size_t m = max_seen.load(std::memory_order_relaxed);
+  while (now > m && !max_seen.compare_exchange_weak(m, now)) {
+  }
+}
+
+TEST(TbbOnePool, TbbTasksRunOnForkjoinWorkers) {
+  std::atomic<int> outside{0}, mismatched{0};
+  tbb::parallel_for(0, 1000, [&](int) {
+    const int fj = forkjoin::this_worker_index();
+    if (fj < 0) outside++;
+    if (fj != tbb::this_task_arena::current_thread_index()) mismatched++;
+  });
+  EXPECT_EQ(outside.load(), 0);
+  EXPECT_EQ(mismatched.load(), 0);
+  EXPECT_EQ(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()), forkjoin::default_pool().num_threads());
+}
+
+TEST(TbbOnePool, TbbInsideForkjoinAddsNoThreads) {
+  const std::size_t pool_size = forkjoin::default_pool().num_threads();
+  std::atomic<std::size_t> max_seen{process_threads()};
+  constexpr int k_outer = 32, k_inner = 2000;
+  std::vector<std::atomic<int>> hits(k_outer * k_inner);
+  forkjoin::parallel_for(0, k_outer, [&](int i) {
+    tbb::parallel_for(0, k_inner, [&](int j) {
+      hits[static_cast<std::size_t>(i * k_inner + j)]++;
+      if (j % 256 == 0) note_max(max_seen);
+    });
+  });
+  for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  EXPECT_LE(max_seen.load(), pool_size) << "threads in the process, pool of " << pool_size;
+}
+
+TEST(TbbOnePool, ForkjoinInsideTbbAddsNoThreads) {
+  const std::size_t pool_size = forkjoin::default_pool().num_threads();
+  std::atomic<std::size_t> max_seen{process_threads()};
+  constexpr int k_outer = 32, k_inner = 2000;
+  std::vector<std::atomic<int>> hits(k_outer * k_inner);
+  tbb::task_group g;
+  for (int i = 0; i < k_outer; ++i)
+    g.run([&, i] {
+      forkjoin::parallel_for(0, k_inner, [&](int j) {
+        hits[static_cast<std::size_t>(i * k_inner + j)]++;
+        if (j % 256 == 0) note_max(max_seen);
+      });
+    });
+  g.wait();
+  for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  EXPECT_LE(max_seen.load(), pool_size) << "threads in the process, pool of " << pool_size;
+}
+
+}  // namespace
