@@ -8,7 +8,8 @@ fail() { echo "FAILED: $*"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 warning="forkjoin-omp: warning: $foreign calls OpenMP entry points that libforkjoin-omp does not provide; they would run on another runtime:
-forkjoin-omp:   acc_get_num_devices@OACC_2.0 (libgomp.so.1)"
+forkjoin-omp:   acc_get_num_devices@OACC_2.0 (libgomp.so.1)
+forkjoin-omp: the preload form (this launcher) suits this program: libgomp stays loaded for those calls alone; with the replace folder or -lforkjoin-omp it would not start (version not found)"
 
 "$launcher" "$foreign" >"$tmp/out" 2>"$tmp/err" || fail "the program failed: $(cat "$tmp/err")"
 [ "$(cat "$tmp/err")" = "$warning" ] || fail "warning: got '$(cat "$tmp/err")'"

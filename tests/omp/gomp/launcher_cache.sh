@@ -56,7 +56,8 @@ truncate -s "$size" "$tmp/acc" "$tmp/clean" || fail "truncate"
 
 warning() {
   echo "forkjoin-omp: warning: $1 calls OpenMP entry points that libforkjoin-omp does not provide; they would run on another runtime:
-forkjoin-omp:   acc_get_num_devices@OACC_2.0 (libgomp.so.1)"
+forkjoin-omp:   acc_get_num_devices@OACC_2.0 (libgomp.so.1)
+forkjoin-omp: the preload form (this launcher) suits this program: libgomp stays loaded for those calls alone; with the replace folder or -lforkjoin-omp it would not start (version not found)"
 }
 # run NAME [ENV=VALUE...] -- LAUNCHER-ARGS...: runs the launcher, stdout to $tmp/NAME.out,
 # stderr to $tmp/NAME.err, exit status in $status
