@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Unpack the peer runtimes' test suites from Debian's packages into DEST (default
 # build/peer-src): libgomp's testsuite from gcc-12-source (a binary package holding gcc's
-# source tarball) and openmp/runtime/test from the llvm-toolchain-14 source package, nothing
-# else of either. None of it is committed. Needs root for apt-get when gcc-12-source is not
-# installed or no deb-src entry is configured (one is added for Debian's main archive).
+# source tarball), openmp/runtime/test from the llvm-toolchain-14 source package, and test/
+# from the onetbb source package (with src/tbbmalloc/shared_utils.h, which
+# test/common/memory_usage.h includes on Linux), nothing else of any. None of it is
+# committed. Needs root for apt-get when gcc-12-source is not installed or no deb-src entry
+# is configured (one is added for Debian's main archive).
 set -euo pipefail
 dest=$(mkdir -p "${1:-build/peer-src}" && cd "${1:-build/peer-src}" && pwd)
 export DEBIAN_FRONTEND=noninteractive
@@ -25,8 +27,11 @@ if [ ! -f "$dest/gcc.stamp" ] || [ "$(cat "$dest/gcc.stamp")" != "$gcc_tar" ]; t
   echo "$gcc_tar" >"$dest/gcc.stamp"
 fi
 
-if ! ls "$dest"/llvm-toolchain-14_*.orig.tar.xz >/dev/null 2>&1; then
-  if ! (cd "$dest" && apt-get source --download-only -qq llvm-toolchain-14 >/dev/null 2>&1); then
+# Download the source package $1 into $dest unless a $2 file is there already.
+fetch_source() {
+  local package=$1 orig=$2
+  ls "$dest"/$orig >/dev/null 2>&1 && return
+  if ! (cd "$dest" && apt-get source --download-only -qq "$package" >/dev/null 2>&1); then
     # no deb-src entry: add one for Debian's main archive and this release
     if [ ! -f /etc/apt/sources.list.d/forkjoin-deb-src.sources ]; then
       release=$(. /etc/os-release && echo "$VERSION_CODENAME")
@@ -35,13 +40,27 @@ if ! ls "$dest"/llvm-toolchain-14_*.orig.tar.xz >/dev/null 2>&1; then
         >/etc/apt/sources.list.d/forkjoin-deb-src.sources
     fi
     apt-get update -qq
-    (cd "$dest" && apt-get source --download-only -qq llvm-toolchain-14 >/dev/null)
+    (cd "$dest" && apt-get source --download-only -qq "$package" >/dev/null)
   fi
-fi
+}
+
+fetch_source llvm-toolchain-14 'llvm-toolchain-14_*.orig.tar.xz'
 llvm_tar=$(ls "$dest"/llvm-toolchain-14_*.orig.tar.xz | head -n1)
 if [ ! -f "$dest/llvm.stamp" ] || [ "$(cat "$dest/llvm.stamp")" != "$llvm_tar" ]; then
   rm -rf "$dest"/llvm-toolchain-*/
   tar -xJf "$llvm_tar" -C "$dest" --wildcards '*/openmp/runtime/test/*'
   echo "$llvm_tar" >"$dest/llvm.stamp"
 fi
-ls -d "$dest"/gcc-*/libgomp/testsuite "$dest"/llvm-toolchain-*/openmp/runtime/test
+
+# oneTBB's tests: the source package of the installed libtbb-dev (tests/peer/onetbb.py builds
+# them against its headers); Debian's patches change these files only for the x32 port.
+fetch_source onetbb 'onetbb_*.orig.tar.xz'
+tbb_tar=$(ls "$dest"/onetbb_*.orig.tar.xz | head -n1)
+if [ ! -f "$dest/onetbb.stamp" ] || [ "$(cat "$dest/onetbb.stamp")" != "$tbb_tar" ]; then
+  rm -rf "$dest"/oneTBB-*/
+  tar -xJf "$tbb_tar" -C "$dest" --wildcards '*/test/conformance/*' '*/test/tbb/*' \
+    '*/test/common/*' '*/src/tbbmalloc/shared_utils.h'
+  echo "$tbb_tar" >"$dest/onetbb.stamp"
+fi
+ls -d "$dest"/gcc-*/libgomp/testsuite "$dest"/llvm-toolchain-*/openmp/runtime/test \
+  "$dest"/oneTBB-*/test
