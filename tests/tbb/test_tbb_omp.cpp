@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "forkjoin/pool.hpp"
+#include "threads_held.hpp"
 
 namespace {
 
@@ -32,29 +33,6 @@ void check(bool ok, const char* what) {
   if (!ok) {
     std::fprintf(stderr, "test_tbb_omp: FAILED: %s\n", what);
     ++failures;
-  }
-}
-
-std::size_t process_threads() {
-  std::size_t n = 0;
-  const std::string main_tid = std::to_string(getpid());
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] == '.') continue;
-      std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
-      std::string name;
-      std::getline(comm, name);
-      if (e->d_name == main_tid || name.rfind("forkjoin", 0) == 0) ++n;
-    }
-    closedir(d);
-  }
-  return n;
-}
-
-void note_max(std::atomic<std::size_t>& max_seen) {
-  const std::size_t now = process_threads();
-  std::size_t m = max_seen.load(std::memory_order_relaxed);
-  while (now > m && !max_seen.compare_exchange_weak(m, now)) {
   }
 }
 
