@@ -210,7 +210,10 @@ void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
   } else {
     job.execute(&job);
   }
-  while (job_header* left = w.deque_.pop()) left->execute(left);  // defensive: leave the slot empty
+  // Jobs the caller spawned and did not wait for (only the oneTBB layer leaves any: a
+  // task_group::run inside task_arena::execute, tbb/DESIGN.md [P-TBB Arena A4]) go to the
+  // injection queue, for a worker or the next thread that enters; the slot is left empty.
+  while (job_header* left = w.deque_.pop()) inject(left);
   tls_worker = outer;
 }
 

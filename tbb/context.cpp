@@ -148,6 +148,9 @@ const char* user_abort::what() const noexcept(true) { return "User-initiated abo
 const char* missing_wait::what() const noexcept(true) { return "wait() was not called on the structured_task_group"; }
 
 void throw_exception(d0::exception_id id) {
+  // global_control::terminate_on_exception: the library's own exceptions end the program
+  // instead of unwinding ([P-TBB Cancel] E1).
+  if (tl::active_value(d1::global_control::terminate_on_exception) != 0) std::terminate();
   switch (id) {
     case d0::exception_id::bad_alloc:
       throw std::bad_alloc();

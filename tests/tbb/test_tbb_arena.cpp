@@ -23,6 +23,7 @@
 #include <mutex>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -100,6 +101,21 @@ TEST(TbbArena, TaskGroupInsideAnArena) {
   EXPECT_EQ(ran.load(), 1000);
 }
 
+// A task run inside execute by a thread from outside the arena stays in the arena when
+// execute returns: with no worker thread (max_allowed_parallelism 1) it runs only when
+// another thread waits for it there ([P-TBB Arena A4]).
+TEST(TbbArena, TaskLeftByExecuteWaitsInTheArena) {
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+  tbb::task_arena arena;
+  tbb::task_group g;
+  std::atomic<int> ran{0};
+  arena.execute([&] { g.run([&] { ran++; }); });
+  EXPECT_EQ(ran.load(), 0);
+  std::thread waiter([&] { arena.execute([&] { g.wait(); }); });
+  waiter.join();
+  EXPECT_EQ(ran.load(), 1);
+}
+
 TEST(TbbArena, AttachInsideATaskSeesTheSameArena) {
   tbb::task_arena arena(2);
   arena.execute([] {
@@ -171,6 +187,20 @@ TEST(TbbGlobalControl, StackSizeIsAccepted) {
   EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::thread_stack_size), 16u << 20);
   tbb::task_arena arena(2);
   EXPECT_EQ(arena.execute([] { return 3; }), 3);
+}
+
+// The library's own errors (here parallel_for's non-positive step) throw, and end the
+// program while terminate_on_exception is active ([P-TBB Cancel E1]).
+TEST(TbbGlobalControlDeathTest, TerminateOnExceptionEndsTheProgram) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_THROW(tbb::parallel_for(0, 1, -1, [](int) {}), std::invalid_argument);
+  EXPECT_DEATH(
+      {
+        tbb::global_control terminate(tbb::global_control::terminate_on_exception, 1);
+        tbb::parallel_for(0, 1, -1, [](int) {});
+      },
+      "");
+  EXPECT_THROW(tbb::parallel_for(0, 1, -1, [](int) {}), std::invalid_argument);
 }
 
 TEST(TbbSchedulerHandle, FinalizeSucceedsWithNoWorkInFlight) {
