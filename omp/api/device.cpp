@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "../abi/export.hpp"
+#include "../core/internal.hpp"
 #include "api.hpp"
 
 namespace {
@@ -40,8 +41,11 @@ FORKJOIN_OMP_EXPORT int omp_is_initial_device() { return 1; }
 FORKJOIN_OMP_EXPORT int omp_get_initial_device() { return 0; }
 FORKJOIN_OMP_EXPORT int omp_get_device_num() { return 0; }
 
-FORKJOIN_OMP_EXPORT int omp_pause_resource(int, int) { return -1; }  // nonzero: not paused
-FORKJOIN_OMP_EXPORT int omp_pause_resource_all(int) { return -1; }
+// [P-OMP KMP Pause] the host is the only device: pausing it is pausing all
+FORKJOIN_OMP_EXPORT int omp_pause_resource(int kind, int device) {
+  return host_device(device) ? forkjoin::omp::pause_resources(kind) : -1;
+}
+FORKJOIN_OMP_EXPORT int omp_pause_resource_all(int kind) { return forkjoin::omp::pause_resources(kind); }
 
 // ---- device memory routines on the host device (the initial device, number 0) ------------
 

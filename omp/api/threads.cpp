@@ -37,18 +37,22 @@ FORKJOIN_OMP_EXPORT double omp_get_wtick() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
-// omp_sched_t: static 1, dynamic 2, guided 3, auto 4, | omp_sched_monotonic (0x80000000)
+// omp_sched_t: static 1, dynamic 2, guided 3, auto 4 (libomp's trapezoidal 101), | omp_sched_monotonic (0x80000000)
 FORKJOIN_OMP_EXPORT void omp_set_schedule(int kind, int chunk) {
   icv& v = self().cur_task->icvs;
   unsigned k = static_cast<unsigned>(kind) & ~k_sched_monotonic;
+  const bool trapezoidal = k == k_sched_trapezoidal;  // [P-OMP KMP] libomp's kind: run as guided
+  if (trapezoidal) k = k_sched_guided;
   if (k < k_sched_static || k > k_sched_auto) return;
+  v.run_trapezoidal = trapezoidal;
   v.run_sched = static_cast<int>(k);
   v.run_monotonic = (static_cast<unsigned>(kind) & k_sched_monotonic) != 0;
   v.run_chunk = chunk >= 1 ? chunk : (k == k_sched_static ? 0 : 1);
 }
 FORKJOIN_OMP_EXPORT void omp_get_schedule(int* kind, int* chunk) {
   const icv& v = self().cur_task->icvs;
-  *kind = static_cast<int>(static_cast<unsigned>(v.run_sched) | (v.run_monotonic ? k_sched_monotonic : 0u));
+  const int k = v.run_trapezoidal ? k_sched_trapezoidal : v.run_sched;
+  *kind = static_cast<int>(static_cast<unsigned>(k) | (v.run_monotonic ? k_sched_monotonic : 0u));
   *chunk = static_cast<int>(v.run_chunk);
 }
 

@@ -1,5 +1,5 @@
 // depend.cpp: task dependences between sibling tasks (depend in/out/inout/mutexinoutset,
-// both depend-array formats and depobj). [P-OMP Depend]
+// omp_all_memory, both depend-array formats and depobj). [P-OMP Depend]
 #include <unordered_map>
 #include <vector>
 
@@ -16,6 +16,7 @@ struct dep_record {
 };
 struct dep_map {
   std::unordered_map<void*, dep_record> by_address;
+  task* all = nullptr;  // [P-OMP Depend D4] the last sibling with depend(inout: omp_all_memory)
 };
 
 namespace {
@@ -57,6 +58,48 @@ void depend_on(dep_map& m, task* t, void* addr, bool out, bool record) {
 }
 }  // namespace
 
+namespace {
+// The entries of a depend array: the address and whether the task writes it. A null address
+// written is omp_all_memory (gcc 13 passes it so; the KMPC front-end translates libomp's flag).
+template <class Visit>
+void for_each_dependence(void** depend, Visit visit) {
+  auto word = [&](std::size_t i) { return reinterpret_cast<std::uintptr_t>(depend[i]); };
+  if (word(0) != 0) {
+    const std::size_t n = word(0), nout = word(1);
+    for (std::size_t i = 0; i < n; ++i) visit(depend[2 + i], i < nout);
+    return;
+  }
+  const std::size_t n = word(1), nout = word(2), nmutex = word(3), nin = word(4);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i < nout + nmutex + nin) {
+      visit(depend[5 + i], i < nout + nmutex);
+    } else {
+      auto* obj = static_cast<void**>(depend[5 + i]);
+      const auto kind = reinterpret_cast<std::uintptr_t>(obj[1]);
+      visit(obj[0], kind != 1);
+    }
+  }
+}
+
+// [P-OMP Depend D4] t depends on every recorded sibling; recorded, it replaces them all.
+void depend_on_all(dep_map& m, task* t, bool record) {
+  for (auto& [addr, r] : m.by_address) {
+    if (r.last_out != nullptr) add_edge(r.last_out, t);
+    for (task* reader : r.readers) add_edge(reader, t);
+  }
+  if (m.all != nullptr) add_edge(m.all, t);
+  if (!record) return;
+  for (auto& [addr, r] : m.by_address) {
+    if (r.last_out != nullptr) release_task(r.last_out);
+    for (task* reader : r.readers) release_task(reader);
+  }
+  m.by_address.clear();
+  if (m.all != nullptr) release_task(m.all);
+  hold(t);
+  m.all = t;
+}
+}  // namespace
+
 // depend arrays: old format [n, nout, out addresses..., in addresses...]; new format (gcc uses
 // it when there is a mutexinoutset or a depobj) [0, n, nout, nmutexinoutset, nin, addresses...,
 // depobj pointers...], where a depobj points to {address, kind}: 1 in, 2 out, 3 inout,
@@ -64,22 +107,15 @@ void depend_on(dep_map& m, task* t, void* addr, bool out, bool record) {
 void add_dependences(task* parent, task* t, void** depend, bool record) {
   if (parent->deps == nullptr) parent->deps = new dep_map;
   dep_map& m = *parent->deps;
-  auto word = [&](std::size_t i) { return reinterpret_cast<std::uintptr_t>(depend[i]); };
-  if (word(0) != 0) {
-    const std::size_t n = word(0), nout = word(1);
-    for (std::size_t i = 0; i < n; ++i) depend_on(m, t, depend[2 + i], i < nout, record);
+  bool all = false;
+  for_each_dependence(depend, [&](void* addr, bool out) { all = all || (addr == nullptr && out); });
+  if (all) {
+    depend_on_all(m, t, record);
     return;
   }
-  const std::size_t n = word(1), nout = word(2), nmutex = word(3), nin = word(4);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i < nout + nmutex + nin) {
-      depend_on(m, t, depend[5 + i], i < nout + nmutex, record);
-    } else {
-      auto* obj = static_cast<void**>(depend[5 + i]);
-      const auto kind = reinterpret_cast<std::uintptr_t>(obj[1]);
-      depend_on(m, t, obj[0], kind != 1, record);
-    }
-  }
+  // [P-OMP Depend D4] after an omp_all_memory sibling, every sibling with a dependence waits for it
+  if (m.all != nullptr) add_edge(m.all, t);
+  for_each_dependence(depend, [&](void* addr, bool out) { depend_on(m, t, addr, out, record); });
 }
 
 void release_successors(thread_state& ts, task* t) noexcept {
@@ -102,6 +138,7 @@ void clear_dependences_of(task* t) noexcept {
     if (r.last_out != nullptr) release_task(r.last_out);
     for (task* reader : r.readers) release_task(reader);
   }
+  if (m->all != nullptr) release_task(m->all);
   delete m;
 }
 

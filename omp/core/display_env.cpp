@@ -38,6 +38,19 @@ std::string place_text(const std::vector<int>& cpus) {
   return s + "}";
 }
 
+}  // namespace
+
+// [P-OMP Wait W0] the wait ladder under a blocktime ([P-OMP KMP])
+std::string wait_text(int blocktime) {
+  const std::string tail = ", yield " + std::to_string(k_yield_rounds) + ", then park";
+  if (blocktime == 0) return "park";
+  if (blocktime == k_blocktime_infinite) return "spin while the CPUs are not crowded" + tail;
+  if (blocktime == k_blocktime_ladder)
+    return "spin " + std::to_string(k_spin_rounds) + ", up to " + std::to_string(k_active_spin.count()) + " us" + tail;
+  return "spin " + std::to_string(k_spin_rounds) + ", up to " + std::to_string(blocktime) + " ms" + tail;
+}
+
+namespace {
 void line(const char* name, const std::string& value) { std::fprintf(stderr, "  %s = '%s'\n", name, value.c_str()); }
 }  // namespace
 
@@ -64,7 +77,8 @@ void display_environment(const global_config& c) {
   for (const auto& p : c.places) places += (places.empty() ? "" : ",") + place_text(p);
   line("OMP_PLACES", places);
   line("OMP_STACKSIZE", std::to_string(c.stack_size));
-  line("OMP_WAIT_POLICY", c.passive_wait ? "PASSIVE" : "ACTIVE");
+  const int blocktime = g_settings.blocktime.load(std::memory_order_relaxed);
+  line("OMP_WAIT_POLICY", blocktime == 0 ? "PASSIVE" : "ACTIVE");
   line("OMP_THREAD_LIMIT", std::to_string(c.thread_limit != 0 ? c.thread_limit : 4294967295u));
   line("OMP_MAX_ACTIVE_LEVELS", std::to_string(v.max_active_levels));
   line("OMP_NUM_TEAMS", "0");
@@ -79,9 +93,7 @@ void display_environment(const global_config& c) {
   if (c.display_env == 2) {
     line("FORKJOIN_OMP_RUNTIME", "libforkjoin-omp (OpenMP on forkjoin)");
     line("FORKJOIN_OMP_NUM_PROCS", std::to_string(c.num_procs));
-    line("FORKJOIN_OMP_WAIT", c.passive_wait ? "park"
-                                             : "spin " + std::to_string(k_spin_rounds) + ", yield " +
-                                                   std::to_string(k_yield_rounds) + ", then park");
+    line("FORKJOIN_OMP_WAIT", wait_text(blocktime));
   }
   std::fprintf(stderr, "OPENMP DISPLAY ENVIRONMENT END\n");
 }

@@ -130,6 +130,8 @@ void read_schedule(global_config& c) {
     k = k_sched_guided;
   else if (kind == "auto")
     k = k_sched_auto;
+  else if (kind == "trapezoidal" || kind == "static_steal")  // [P-OMP KMP] libomp's kinds
+    k = kind == "trapezoidal" ? k_sched_trapezoidal : k_sched_dynamic;
   else {
     complain("OMP_SCHEDULE", s, "dynamic,1");
     return;
@@ -143,6 +145,11 @@ void read_schedule(global_config& c) {
       return;
     }
     chunk = static_cast<long>(ch);
+  }
+  c.initial.run_trapezoidal = k == k_sched_trapezoidal;
+  if (k == k_sched_trapezoidal) {
+    k = k_sched_guided;
+    std::fprintf(stderr, "forkjoin-omp: OMP_SCHEDULE=%s: libomp's trapezoidal schedule runs as guided here\n", s);
   }
   c.initial.run_sched = k;
   c.initial.run_chunk = chunk;
@@ -262,10 +269,13 @@ global_config read_environment() {
   if (const char* s = std::getenv("OMP_WAIT_POLICY")) {
     std::string v;
     for (const char* p = s; *p != '\0'; ++p) v += static_cast<char>(std::tolower(static_cast<unsigned char>(*p)));
-    if (v == "passive")
-      c.passive_wait = true;
-    else if (v != "active")
+    if (v == "passive") {
+      c.blocktime = 0;  // park without spinning
+    } else if (v == "active") {
+      c.blocktime = k_blocktime_infinite;  // [P-OMP KMP] spin while the CPUs are not crowded
+    } else {
       complain("OMP_WAIT_POLICY", s, "active then passive (spin, yield, park)");
+    }
   }
   read_proc_bind(c);
   read_places(c);
@@ -302,6 +312,7 @@ global_config read_environment() {
     else
       complain("OMP_AFFINITY_FORMAT", s, (std::string("\"") + c.affinity_format + "\" (" + error + ")").c_str());
   }
+  read_kmp_environment(c);
   return c;
 }
 }  // namespace
@@ -318,6 +329,7 @@ const global_config& read_config() noexcept {
 // Read the environment when the library loads, so malformed values are reported at start-up;
 // OMP_DISPLAY_ENV reports then, and the initial thread takes its place when binding is on.
 __attribute__((constructor)) static void init_environment() {
+  if (config().kmp_settings) display_kmp_settings(config());
   if (config().display_env != 0) display_environment(config());
   (void)max_teams();  // teams.cpp reads OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT on first use
   (void)teams_thread_limit();

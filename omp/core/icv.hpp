@@ -14,7 +14,8 @@ namespace forkjoin::omp {
 
 enum sched_kind : int { k_sched_static = 1, k_sched_dynamic = 2, k_sched_guided = 3, k_sched_auto = 4 };
 inline constexpr unsigned k_sched_monotonic = 0x80000000u;
-inline constexpr unsigned k_max_levels = 255;  // omp_get_supported_active_levels, as libgomp
+inline constexpr int k_sched_trapezoidal = 101;  // libomp's kmp_sched_trapezoidal
+inline constexpr unsigned k_max_levels = 255;    // omp_get_supported_active_levels, as libgomp
 
 // [P-OMP Limit] a contention group (an initial thread and every team thread its regions
 // start, nested ones included): how many of its threads are in teams now.
@@ -28,6 +29,7 @@ struct icv {
   int run_sched = k_sched_dynamic;
   long run_chunk = 1;
   bool run_monotonic = false;
+  bool run_trapezoidal = false;  // [P-OMP KMP] libomp's trapezoidal (101): run as guided, reported as 101
   bool dyn = false;
   unsigned max_active_levels = 1;
   unsigned bind = 0;          // proc-bind-var: 0 false, 1 true, 2 primary, 3 close, 4 spread
@@ -49,7 +51,6 @@ struct global_config {
   unsigned num_procs = 1;
   bool cancellation = false;
   int max_task_priority = 0;
-  bool passive_wait = false;               // OMP_WAIT_POLICY=passive: park without spinning
   std::vector<unsigned> bind_list;         // OMP_PROC_BIND per level (index = level - 1), when a list
   bool proc_bind_set = false;              // OMP_PROC_BIND was given (and valid)
   std::vector<std::vector<int>> places;    // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
@@ -58,7 +59,33 @@ struct global_config {
   std::string target_offload = "DEFAULT";  // OMP_TARGET_OFFLOAD (checked and shown; nothing is offloaded)
   bool display_affinity = false;           // OMP_DISPLAY_AFFINITY
   std::string affinity_format;             // OMP_AFFINITY_FORMAT, else default_affinity_format()
+  // libomp's settings ([P-OMP KMP], kmp_env.cpp)
+  int blocktime = -1;           // KMP_BLOCKTIME or OMP_WAIT_POLICY (k_blocktime_*): ms of active spin
+  int library = 3;              // KMP_LIBRARY: 1 serial, 2 turnaround, 3 throughput (libomp's numbers)
+  bool task_throttling = true;  // KMP_ENABLE_TASK_THROTTLING: the local throttle ([P-OMP Task T1])
+  bool kmp_settings = false;    // KMP_SETTINGS: print the settings at start-up
+  std::string kmp_affinity;     // KMP_AFFINITY as given, when it set the binding
 };
+
+// [P-OMP KMP] KMP_BLOCKTIME's values: the wait ladder's own spin (unset), park at once (0),
+// spin while the CPUs are not crowded (infinite, OMP_WAIT_POLICY=active); else milliseconds.
+inline constexpr int k_blocktime_ladder = -1;
+inline constexpr int k_blocktime_infinite = 0x7fffffff;  // INT_MAX, libomp's KMP_MAX_BLOCKTIME
+
+// [P-OMP KMP] the settings libomp's kmp_* routines change at run time (kmp_env.cpp): set from
+// the environment when it is read, then by kmp_set_blocktime, kmp_set_library*,
+// kmp_set_stacksize*, kmp_set_defaults. Relaxed: each is a single value that takes effect at
+// the next wait, region or thread creation, and carries no other data.
+struct run_settings {
+  std::atomic<int> blocktime{k_blocktime_ladder};
+  std::atomic<int> library{3};
+  std::atomic<std::size_t> stack_size{0};  // 0: the system default
+  std::atomic<int> target_offload{1};      // 0 disabled, 1 default, 2 mandatory (libomp's numbers)
+  std::atomic<bool> warnings{true};        // kmp_set_warnings_off silences the notices
+};
+extern run_settings g_settings;
+inline bool waits_park_at_once() noexcept { return g_settings.blocktime.load(std::memory_order_relaxed) == 0; }
+inline bool library_serial() noexcept { return g_settings.library.load(std::memory_order_relaxed) == 1; }
 // Read once (on first use), then constant and never freed.
 const global_config& read_config() noexcept;
 extern std::atomic<const global_config*> g_config;
@@ -80,4 +107,16 @@ std::vector<int> usable_cpus();                    // places.cpp: the CPUs the p
 void read_proc_bind(global_config& c);             // places.cpp
 void read_places(global_config& c);                // places.cpp, after read_proc_bind
 void display_environment(const global_config& c);  // display_env.cpp: OMP_DISPLAY_ENV's report
+// places.cpp: the places of an abstract name (threads, cores, sockets, ll_caches, numa_domains)
+std::vector<std::vector<int>> named_places(const std::string& name);
+// kmp_env.cpp ([P-OMP KMP]): libomp's KMP_* variables, read after the OMP_* ones (a KMP_*
+// variable wins over its OMP_* counterpart, as in libomp), then copied into g_settings
+void read_kmp_environment(global_config& c);
+void display_kmp_settings(const global_config& c);  // KMP_SETTINGS's report
+// kmp_set_defaults: "NAME=value" settings separated by '|', applied at run time
+void apply_kmp_defaults(const char* text);
+void set_blocktime(int ms) noexcept;
+std::string wait_text(int blocktime);  // display_env.cpp: the wait ladder under a blocktime
+void set_library(int mode) noexcept;
+void kmp_notice(const char* fmt, ...) __attribute__((format(printf, 1, 2)));  // one line, unless warnings are off
 }  // namespace forkjoin::omp

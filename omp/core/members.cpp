@@ -148,7 +148,9 @@ void run_on_spare(member_job* j, spare*& preferred) noexcept {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  if (config().stack_size != 0) pthread_attr_setstacksize(&attr, config().stack_size);
+  // [P-OMP KMP] OMP_STACKSIZE, KMP_STACKSIZE or kmp_set_stacksize_s before this thread's start
+  if (const std::size_t stack = g_settings.stack_size.load(std::memory_order_relaxed); stack != 0)
+    pthread_attr_setstacksize(&attr, stack);
   pthread_t th;
   int rc = pthread_create(&th, &attr, &spare_main, s);
   pthread_attr_destroy(&attr);
@@ -170,7 +172,7 @@ forkjoin::pool& omp_pool() {
   // [P-OMP Team S5] the first level's nthreads-var sizes the pool if this layer creates it
   pool_options o;
   o.num_threads = config().initial.nthreads;
-  if (config().stack_size != 0) o.stack_size = config().stack_size;
+  if (const std::size_t stack = g_settings.stack_size.load(std::memory_order_relaxed); stack != 0) o.stack_size = stack;
   forkjoin::pool& p = fj::default_pool_with(o);
   g_omp_pool.store(&p, std::memory_order_release);  // publishes the pool to the acquire above
   return p;

@@ -190,6 +190,8 @@ void pin_to(int place) noexcept {
 
 }  // namespace
 
+std::vector<std::vector<int>> named_places(const std::string& name) { return abstract_places(name, ~0UL); }
+
 int num_places() noexcept { return static_cast<int>(config().places.size()); }
 
 void read_proc_bind(global_config& c) {

@@ -17,7 +17,7 @@ constexpr std::int64_t k_throttle = std::int64_t{1} << 22;
 // [P-OMP Task T1] a thread whose own deque already holds this many tasks runs its new tasks
 // (those without dependences or detach) undeferred: the queued ones are the parallel slack the thieves need, and an
 // undeferred task costs no latch, no push and no pop (LLVM's libomp does the same when its 256-slot deque is full;
-// libgomp past 64 queued tasks per team thread).
+// libgomp past 64 queued tasks per team thread). KMP_ENABLE_TASK_THROTTLING=0 turns it off ([P-OMP KMP]).
 constexpr std::int64_t k_local_throttle = 64;
 
 void release(task* t) noexcept { release_task(t); }
@@ -221,7 +221,8 @@ namespace {
   // (not a task with dependences or a detached one: undeferred, it could wait for a
   // predecessor, or an event, that only a later sibling releases)
   const bool included = !if_clause || parent->final_task ||
-                        (!one && depend == nullptr && !detach && tm.deques[ts.id].size() >= k_local_throttle) ||
+                        (!one && depend == nullptr && !detach && tm.deques[ts.id].size() >= k_local_throttle &&
+                         config().task_throttling) ||
                         tm.pending_tasks.load(std::memory_order_relaxed) > k_throttle;
   if (detach && one && !included) parent->detached_children = true;
   // [P-OMP Depend] in a team of one or under a final task every sibling has finished when the

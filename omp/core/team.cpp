@@ -238,7 +238,7 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     if (spare_thread) return;  // its own loop waits for its next turn
     // [P-OMP Hot H1] the primary's next region usually follows within microseconds (a
     // passive wait policy spins nowhere)
-    if (!config().passive_wait) forkjoin::detail::await_mail(k_hot_spins);
+    if (!waits_park_at_once()) forkjoin::detail::await_mail(k_hot_spins);
     // [P-OMP Team S6] a worker stays in the idle loop it announced before E2: a consecutive
     // region's turn runs here, anything else it found runs as its top-level loop would
     j = forkjoin::detail::find_idle_work();
@@ -365,10 +365,26 @@ void detach_hot_teams_in_child() {
 }
 }  // namespace
 
+// [P-OMP KMP Pause] omp_pause_resource: outside every region, the calling thread's hot teams
+// are freed once their members detached (E3); their threads are the pool's workers and spare
+// threads, which park and retire on their own, so nothing else outlives a region.
+int pause_resources(int kind) noexcept {
+  if (kind != 1 && kind != 2) return -1;  // omp_pause_soft, omp_pause_hard
+  thread_state& ts = self();
+  if (ts.cur_team->level != 0) return -1;  // inside a region: not paused
+  for (team*& t : ts.hot) {
+    if (t == nullptr) continue;
+    detach_all(ts, *t);
+    delete t;
+    t = nullptr;
+  }
+  return 0;
+}
+
 unsigned resolve_num_threads(thread_state& ts, unsigned requested) noexcept {
   const icv& v = ts.cur_task->icvs;
   unsigned n = requested != 0 ? requested : v.nthreads;
-  if (n <= 1) return 1;
+  if (n <= 1 || library_serial()) return 1;  // [P-OMP KMP] KMP_LIBRARY=serial: teams of one
   if (ts.cur_team->active_level >= v.max_active_levels) return 1;
   if (v.dyn && n > config().num_procs) n = config().num_procs;
   // [P-OMP Limit L1] thread-limit-var bounds the whole contention group: reserve the team's

@@ -208,6 +208,8 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
                    void (*init_ws)(team&, work_share&, const void*) = nullptr, const void* ws_arg = nullptr,
                    taskgroup* group = nullptr);
 void end_region(thread_state& ts) noexcept;
+// omp_pause_resource(_all) on the host: 0 when paused, nonzero inside a region or for a bad kind
+int pause_resources(int kind) noexcept;
 // Combined constructs (combined.cpp): begin_region with the team's first work share set up
 // as a loop (`runtime`: its schedule is run-sched-var) or as `count` sections.
 void begin_parallel_loop(thread_state& ts, fn_t fn, void* data, unsigned n, long start, long end, long incr, long chunk,

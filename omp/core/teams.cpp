@@ -29,7 +29,10 @@ std::atomic<unsigned>& nteams_var() {
   return v;
 }
 std::atomic<unsigned>& teams_thread_limit_var() {
-  static std::atomic<unsigned> v{read_positive("OMP_TEAMS_THREAD_LIMIT")};
+  // [P-OMP KMP] libomp's KMP_TEAMS_THREAD_LIMIT wins over OMP_TEAMS_THREAD_LIMIT, as in libomp
+  static std::atomic<unsigned> v{std::getenv("KMP_TEAMS_THREAD_LIMIT") != nullptr
+                                     ? read_positive("KMP_TEAMS_THREAD_LIMIT")
+                                     : read_positive("OMP_TEAMS_THREAD_LIMIT")};
   return v;
 }
 

@@ -54,6 +54,14 @@ inline constexpr int k_hot_spins = 64;
 // predicate) before it yields: the imbalance at a barrier of a regular loop is tens of
 // microseconds, and a parked thread wakes that much later than a spinning one notices.
 inline constexpr std::chrono::microseconds k_active_spin{200};
+// [P-OMP KMP] how long the active spin lasts: k_active_spin, or the blocktime's milliseconds
+// (infinite: until the CPUs are crowded or the thread is preempted).
+inline std::int64_t active_spin_ns() noexcept {
+  const int b = g_settings.blocktime.load(std::memory_order_relaxed);
+  if (b == k_blocktime_ladder) return std::chrono::nanoseconds(k_active_spin).count();
+  if (b == k_blocktime_infinite) return INT64_MAX;
+  return std::int64_t{b} * 1000000;
+}
 // True when this thread's waits may spin k_active_spin: the wait policy is active and its
 // team is not nested in another active one and has no more threads than the CPUs (team.cpp).
 bool waits_spin_active() noexcept;
@@ -69,7 +77,7 @@ class wait_ladder {
  public:
   // Only round_ is set here and in restart(): most waits end before their first climb, and
   // the performance gate counts the ones in a region's start and end.
-  wait_ladder() noexcept : round_(config().passive_wait ? k_top : 0) {}
+  wait_ladder() noexcept : round_(waits_park_at_once() ? k_top : 0) {}
   void restart() noexcept { round_ = 0; }
   bool climb() noexcept {
     if (round_ >= k_top) return false;
@@ -102,7 +110,7 @@ class wait_ladder {
   // and sets the state again before it reads it.
   struct active_spin {
     unsigned spins;
-    std::int64_t start_ns, last_ns;
+    std::int64_t start_ns, last_ns, limit_ns;
   };
   static inline thread_local active_spin t_spin{};
   void start_active_spin() noexcept {
@@ -111,6 +119,7 @@ class wait_ladder {
     active_spin& a = t_spin;
     a.spins = 0;
     a.start_ns = a.last_ns = forkjoin::detail::crowd_clock_ns();
+    a.limit_ns = active_spin_ns();
     if (!forkjoin::detail::crowded(a.start_ns)) round_ = k_active;
   }
   // One PAUSE of the active spin; false when it is over.
@@ -123,8 +132,7 @@ class wait_ladder {
       forkjoin::detail::note_crowded(now);  // preempted while spinning: the CPUs are taken
       return false;
     }
-    if (now - a.start_ns > std::chrono::nanoseconds(k_active_spin).count() || forkjoin::detail::crowded(now))
-      return false;
+    if (now - a.start_ns > a.limit_ns || forkjoin::detail::crowded(now)) return false;
     a.last_ns = now;
     return true;
   }

@@ -261,8 +261,11 @@ FORKJOIN_OMP_EXPORT std::uintptr_t __kmpc_get_default_allocator(kmp_int32) {
   return forkjoin_kmpc_omp_get_default_allocator();
 }
 FORKJOIN_OMP_EXPORT int __kmpc_pause_resource(int kind) { return forkjoin_kmpc_omp_pause_resource_all(kind); }
-// libomptarget's question: offload as OMP_TARGET_OFFLOAD says (there are no devices either way)
-FORKJOIN_OMP_EXPORT int __kmpc_get_target_offload() { return 1; }  // tgt_default
+// libomptarget's question: target-offload-var, as OMP_TARGET_OFFLOAD or kmp_set_defaults set it
+// (0 disabled, 1 default, 2 mandatory; there are no devices either way)
+FORKJOIN_OMP_EXPORT int __kmpc_get_target_offload() {
+  return g_settings.target_offload.load(std::memory_order_relaxed);
+}
 
 // ---- task identities (for tools) ---------------------------------------------------------
 

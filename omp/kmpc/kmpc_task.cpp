@@ -118,16 +118,16 @@ class depend_array {
     const std::size_t n = c1 + c2;
     if (n == 0) return;
     words_ = n + 2 <= k_inline ? inline_ : (heap_ = new void*[n + 2]);
-    const auto writes = [](const depend_info& d) {
-      if ((d.flags & 0x80u) != 0) unsupported("depend(inout: omp_all_memory)");
-      return (d.flags & ~1u) != 0;
-    };
+    // omp_all_memory: the flag, or libomp's other spelling, the address -1 (LLVM's
+    // tasking/kmp_task_depend_all.c); written, as a null address ([P-OMP Depend D4])
+    const auto all = [](const depend_info& d) { return (d.flags & 0x80u) != 0 || d.base_addr == -1; };
+    const auto writes = [&](const depend_info& d) { return all(d) || (d.flags & ~1u) != 0; };
     std::size_t k = 2, nout = 0;
     for (int pass = 0; pass < 2; ++pass)  // the written addresses first, then the read ones
       for (std::size_t i = 0; i < n; ++i) {
         const depend_info& d = i < c1 ? l1[i] : l2[i - c1];
         if (writes(d) != (pass == 0)) continue;
-        words_[k++] = reinterpret_cast<void*>(d.base_addr);
+        words_[k++] = all(d) ? nullptr : reinterpret_cast<void*>(d.base_addr);
         if (pass == 0) ++nout;
       }
     words_[0] = reinterpret_cast<void*>(n);

@@ -10,19 +10,8 @@
 set -u
 # name: why it is not exported (docs/openmp-binary.md, "clang programs")
 absent='
-kmp_create_affinity_mask kmp_destroy_affinity_mask kmp_get_affinity kmp_get_affinity_mask_proc
-kmp_get_affinity_max_proc kmp_set_affinity kmp_set_affinity_mask_proc kmp_unset_affinity_mask_proc
-kmp_set_thread_affinity_mask_initial kmpc_get_affinity_mask_proc kmpc_set_affinity_mask_proc
-kmpc_unset_affinity_mask_proc: libomp affinity masks (OMP_PLACES and proc_bind instead)
-kmp_get_blocktime kmp_set_blocktime kmpc_set_blocktime: libomp blocktime (the wait ladder has no fixed spin time)
-kmp_get_library kmp_set_library kmp_set_library_serial kmp_set_library_throughput
-kmp_set_library_turnaround kmpc_set_library: libomp execution modes
-kmp_get_stacksize kmp_get_stacksize_s kmp_set_stacksize kmp_set_stacksize_s kmpc_set_stacksize
-kmpc_set_stacksize_s: the worker stack size is OMP_STACKSIZE, fixed at start
-kmp_set_defaults kmpc_set_defaults: libomp KMP_* settings at run time
-kmp_set_warnings_off kmp_set_warnings_on kmp_get_cancellation_status kmp_get_num_known_threads
-kmp_mutex_impl_info kmp_max_mem_alloc kmp_threadprivate_insert kmp_threadprivate_insert_private_data
-kmp_diag: libomp internals and diagnostics
+kmp_get_cancellation_status kmp_get_num_known_threads kmp_mutex_impl_info kmp_max_mem_alloc
+kmp_threadprivate_insert kmp_threadprivate_insert_private_data kmp_diag: libomp internals and diagnostics
 '
 names() {  # the C names a library defines under VERSION, one a line, without the version
   readelf --dyn-syms -W "$1" | awk '$7 != "UND" && $7 != "ABS" && NF >= 8 && $8 ~ /@@?VERSION$/ {print $8}' |
