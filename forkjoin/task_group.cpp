@@ -116,7 +116,9 @@ struct block_cache {
   }
 };
 
-thread_local block_cache t_cache;
+// initial-exec: in libforkjoin-omp (a shared object, and initial-exec already, whose static
+// TLS this joins) the default model costs every allocation a __tls_get_addr call.
+thread_local block_cache t_cache __attribute__((tls_model("initial-exec")));
 
 }  // namespace
 

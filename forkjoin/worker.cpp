@@ -432,6 +432,17 @@ bool reclaim_join_job(worker& w, join_frame_base& frame) noexcept {
   return false;
 }
 
+bool run_own_until(worker& w, bool (*done)(const void*), const void* ctx) noexcept {
+  worker_slot& s = slot_of(w);
+  while (!done(ctx)) {
+    job_header* j = pool_impl::pop_for_wait(s);  // [P-ISO Mark] as help_until's pop
+    if (j == nullptr) return false;
+    bump(s.jobs_run_);
+    j->execute(j);
+  }
+  return true;
+}
+
 void wait_for_group(worker& w, count_latch& latch) noexcept {
   w.pool_->help_until(
       slot_of(w), -1, [&latch] { return latch.done(); }, [&latch, &w] { return latch.try_announce_sleep(w.index_); });

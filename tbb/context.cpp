@@ -37,6 +37,15 @@ void drop_exception(d1::task_group_context& c) noexcept {
   delete task_group_context_impl::exception_of(c).exchange(nullptr, std::memory_order_relaxed);
 }
 
+// [P-TBB Cancel C2] counts cancellations, from 1: a context whose chain was seen clear at
+// the current value need not walk it again.
+std::atomic<std::uintptr_t> g_cancel_epoch{1};
+
+std::uintptr_t clear_epoch(d1::task_group_context& c) noexcept {
+  return reinterpret_cast<std::uintptr_t>(
+      task_group_context_impl::clear_epoch_word(c).load(std::memory_order_relaxed));  // a cache: see is_cancelled
+}
+
 }  // namespace
 
 d1::task_group_context* task_group_context_impl::parent(context& c) noexcept {
@@ -49,7 +58,7 @@ void task_group_context_impl::initialize(context& c) noexcept {
   c.my_cancellation_requested.store(0, std::memory_order_relaxed);
   c.my_may_have_children.store(0, std::memory_order_relaxed);
   c.my_parent = nullptr;
-  c.my_context_list = nullptr;
+  c.my_context_list = nullptr;  // [P-TBB Cancel C2] epoch 0: the chain was never seen clear
   c.my_exception.store(nullptr, std::memory_order_relaxed);
   c.my_itt_caller = nullptr;
   c.my_cpu_ctl_env = c.my_traits.fp_settings ? current_fp_env() : 0;  // fp_settings: captured now
@@ -77,6 +86,12 @@ void task_group_context_impl::bind(context& c) noexcept {
     context* p = c.my_traits.bound ? tl::current_context() : nullptr;
     if (p == &c) p = nullptr;
     c.my_parent = p;
+    // [P-TBB Cancel C2] a chain seen clear at the current epoch stays clear one level down:
+    // the new context starts with its parent's epoch if the parent's own flag is clear too.
+    const std::uintptr_t epoch =
+        g_cancel_epoch.load(std::memory_order_acquire);  // [P-TBB Cancel C2] pairs with cancel's release
+    if (p == nullptr || (clear_epoch(*p) == epoch && p->my_cancellation_requested.load(std::memory_order_relaxed) == 0))
+      clear_epoch_word(c).store(reinterpret_cast<r1::context_list*>(epoch), std::memory_order_relaxed);
     if (p != nullptr && !c.my_traits.fp_settings && p->my_traits.fp_settings) {
       c.my_cpu_ctl_env = p->my_cpu_ctl_env;  // a bound context inherits its parent's settings
       c.my_traits.fp_settings = true;
@@ -92,17 +107,26 @@ void task_group_context_impl::bind(context& c) noexcept {
 }
 
 bool task_group_context_impl::is_cancelled(context& c) noexcept {
-  // [P-TBB Cancel C2] relaxed: a task that misses a cancellation just runs; nothing is read
-  // on the strength of the flag.
-  for (context* p = &c; p != nullptr; p = parent(*p))
+  // [P-TBB Cancel C2] relaxed flags: a task that misses a cancellation just runs; nothing is
+  // read on the strength of a flag.
+  if (c.my_cancellation_requested.load(std::memory_order_relaxed) != 0) return true;
+  // No cancellation anywhere since the chain was last seen clear: no ancestor's flag is set.
+  const std::uintptr_t epoch =
+      g_cancel_epoch.load(std::memory_order_acquire);  // [P-TBB Cancel C2] pairs with cancel's release
+  if (clear_epoch(c) == epoch) return false;
+  for (context* p = parent(c); p != nullptr; p = parent(*p))
     if (p->my_cancellation_requested.load(std::memory_order_relaxed) != 0) return true;
+  // Seen clear after reading epoch: a cancellation the walk missed counted after that read.
+  clear_epoch_word(c).store(reinterpret_cast<r1::context_list*>(epoch), std::memory_order_relaxed);
   return false;
 }
 
 bool task_group_context_impl::cancel(context& c) noexcept {
   for (context* p = parent(c); p != nullptr; p = parent(*p))
     if (p->my_cancellation_requested.load(std::memory_order_relaxed) != 0) return false;
-  return c.my_cancellation_requested.exchange(1, std::memory_order_relaxed) == 0;  // [P-TBB Cancel C2]
+  if (c.my_cancellation_requested.exchange(1, std::memory_order_relaxed) != 0) return false;  // [P-TBB Cancel C2]
+  g_cancel_epoch.fetch_add(1, std::memory_order_release);  // [P-TBB Cancel C2] pairs with is_cancelled's acquire
+  return true;
 }
 
 void task_group_context_impl::capture_fp(context& c) noexcept {

@@ -69,6 +69,13 @@ struct task_group_context_impl {
   static context* parent(context& c) noexcept;
   static bool wants_fp(const context& c) noexcept { return c.my_traits.fp_settings; }
   static std::uint64_t& fp_env(context& c) noexcept { return c.my_cpu_ctl_env; }
+  // [P-TBB Cancel C2] the cancellation epoch at which c's whole chain was last seen not
+  // cancelled (0: never). Kept in my_context_list, which nothing else uses here (the contexts
+  // are not registered in lists), as an integer in a pointer's bits; atomic: the tasks of one
+  // group check it on several threads at once.
+  static std::atomic_ref<r1::context_list*> clear_epoch_word(context& c) noexcept {
+    return std::atomic_ref<r1::context_list*>(c.my_context_list);
+  }
 
   static void initialize(context& c) noexcept;
   static void destroy(context& c) noexcept;

@@ -53,6 +53,11 @@ void unlink(bucket& b, waiter& me) noexcept {
 }  // namespace
 
 void help_until_released(worker& w, const d1::wait_context& wc) noexcept {
+  // [P-TBB Wait W0] the children still on this thread's deque first, with no registration.
+  const auto released = [](const void* c) {
+    return !r1::external_waiter::pending(*static_cast<const d1::wait_context*>(c));
+  };
+  if (run_own_until(w, released, &wc)) return;
   waiter me{&wc, w.pool_, {}};
   me.latch.add_child();  // the release of wc to zero; nothing publishes the latch but the mutex
   bucket& b = bucket_of(&wc);

@@ -215,6 +215,10 @@ class count_latch {
 bool reclaim_join_job(worker& w, join_frame_base& frame) noexcept;
 void wait_for_group(worker& w, count_latch& latch) noexcept;
 void wake_group_waiter(pool_impl& p, std::uint32_t waiter_index) noexcept;
+// Runs jobs from w's own deque, newest first, until done(ctx) or none is left that this wait
+// may run (in an isolated region, only the region's own [P-ISO Mark]); true when done. A
+// wait that must register to be woken tries this first: its children are usually still there.
+bool run_own_until(worker& w, bool (*done)(const void*), const void* ctx) noexcept;
 
 // task_group child blocks: per-thread free lists by size class, operator new beyond.
 void* allocate_job(std::size_t size);
