@@ -32,7 +32,10 @@ std::string place_text(const std::vector<int>& cpus) {
     while (j < cpus.size() && cpus[j] == cpus[j - 1] + 1) ++j;
     if (i != 0) s += ",";
     s += std::to_string(cpus[i]);
-    if (j - i > 1) s += ":" + std::to_string(j - i);
+    if (j - i > 1) {  // two appends: gcc 12 -O3 warns (-Wrestrict, a false positive) on ":" + string&&
+      s += ':';
+      s += std::to_string(j - i);
+    }
     i = j;
   }
   return s + "}";

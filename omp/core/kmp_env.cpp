@@ -371,7 +371,10 @@ void display_kmp_settings(const global_config& c) {
   std::string places;
   for (const auto& p : c.places) {
     places += places.empty() ? "{" : ",{";
-    for (std::size_t i = 0; i < p.size(); ++i) places += (i != 0 ? "," : "") + std::to_string(p[i]);
+    for (std::size_t i = 0; i < p.size(); ++i) {  // appends: gcc 12 -O3 -Wrestrict misfires on "," + string&&
+      if (i != 0) places += ',';
+      places += std::to_string(p[i]);
+    }
     places += "}";
   }
   line("OMP_PLACES", places);
