@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -29,18 +30,23 @@ namespace {
 
 constexpr const char* k_default_format = "level %L thread %i affinity %A";
 
+constexpr const char* k_libomp_format = "OMP: pid %P tid %i thread %n bound to OS proc set {%A}";
+
 struct format_var {
   std::mutex lock;
   std::string value;
+  bool given = false;  // by OMP_AFFINITY_FORMAT or omp_set_affinity_format
 };
 format_var& affinity_format() {
   // never destroyed: team threads may display while the process exits
-  static format_var* v = new format_var{{}, config().affinity_format};
+  static format_var* v = new format_var{{}, config().affinity_format, config().affinity_format != k_default_format};
   return *v;
 }
 std::string current_format() {
   format_var& v = affinity_format();
   std::lock_guard<std::mutex> g(v.lock);
+  // [P-OMP KMPC K15] a libomp program's default format is libomp's
+  if (!v.given && kmpc_program()) return k_libomp_format;
   return v.value;
 }
 
@@ -109,10 +115,14 @@ bool expand(const char* format, std::string& out, std::string* error, bool check
       out += '%';
       continue;
     }
+    // [P-OMP KMPC K9] a libomp program's format follows libomp's reading: a 0 without '.'
+    // (ignored, as printf ignores it left-justified), a '.' without a width, an unknown type
+    // (printed as "undefined")
+    const bool lenient = kmpc_program();
     bool zero = false, right = false;
     if (*p == '0') {
       zero = true;
-      if (*++p != '.') {
+      if (*++p != '.' && !lenient) {
         *error = "a leading 0 must be followed by '.'";
         return false;
       }
@@ -128,7 +138,7 @@ bool expand(const char* format, std::string& out, std::string* error, bool check
         *error = "field width too large";
         return false;
       }
-    } else if (zero || right) {
+    } else if ((zero || right) && !lenient) {
       *error = "'0.' or '.' needs a field width";
       return false;
     }
@@ -140,6 +150,13 @@ bool expand(const char* format, std::string& out, std::string* error, bool check
         if (close != nullptr && static_cast<std::size_t>(close - p - 1) == std::strlen(n.name) &&
             std::strncmp(p + 1, n.name, std::strlen(n.name)) == 0)
           type = n.type;
+      if (type == '\0' && lenient) {  // libomp: skip the name's word and its '}'
+        ++p;
+        while (std::isalnum(static_cast<unsigned char>(*p)) || *p == '_') ++p;
+        if (*p != '}') --p;
+        out += "undefined";
+        continue;
+      }
       if (type == '\0') {
         *error =
             close == nullptr ? "unterminated field name" : "unknown field name '" + std::string(p + 1, close) + "'";
@@ -148,6 +165,10 @@ bool expand(const char* format, std::string& out, std::string* error, bool check
       p = close;
     }
     if (type == '\0' || std::strchr("tTLnNaHPiA", type) == nullptr) {
+      if (lenient && type != '\0') {
+        out += "undefined";
+        continue;
+      }
       *error = "unknown field type in '" + std::string(field, p + (*p != '\0' ? 1 : 0)) + "'";
       return false;
     }
@@ -189,7 +210,7 @@ bool expand(const char* format, std::string& out, std::string* error, bool check
         number = false;
         break;
     }
-    append_field(out, text, size, right, zero && number);
+    append_field(out, text, size, right, zero && right && number);
   }
   return true;
 }
@@ -211,8 +232,6 @@ void print_line(std::string line) {
   // one call: lines of several threads do not mix (relaxed: g_affinity_stdout picks a stream)
   std::fwrite(line.data(), 1, line.size(), g_affinity_stdout.load(std::memory_order_relaxed) ? stdout : stderr);
 }
-
-thread_local std::string tls_last_shown;
 
 }  // namespace
 
@@ -238,6 +257,7 @@ void set_affinity_format(const char* format, std::size_t length) {
   format_var& v = affinity_format();
   std::lock_guard<std::mutex> g(v.lock);
   v.value.assign(format, length);
+  v.given = true;
 }
 
 std::size_t get_affinity_format(char* buffer, std::size_t size, bool fortran) {
@@ -257,11 +277,44 @@ void display_affinity(const char* format) { print_line(capture(format)); }
 
 const char* default_affinity_format() noexcept { return k_default_format; }
 
+// [P-OMP Display] the record of team thread id of t: thread 0 is its parent team thread.
+static affinity_shown& shown_record(team& t, unsigned id) noexcept {
+  team* x = &t;
+  while (id == 0 && x->parent != nullptr) {
+    id = x->parent_thread;
+    x = x->parent;
+  }
+  return x->shown[id];
+}
+
+// [P-OMP Display] D1: the primary, before the team starts (and after the previous region of a
+// hot team detached): the team displays when a thread's level, team size or place differs
+// from what it displayed last, as libomp decides.
+void plan_display(team& t) noexcept {
+  bool all = false;
+  for (unsigned id = 0; id < t.nthreads && !all; ++id) {
+    const affinity_shown& r = shown_record(t, id);
+    all = r.level != t.level || r.nthreads != t.nthreads || r.place != place_of(t, id);
+  }
+  set_if_changed(t.display_all, all);
+}
+
+// [P-OMP Display] D2: each team thread at the start of its turn.
 void show_affinity_slow() noexcept {
-  std::string line = capture(nullptr);
-  if (line == tls_last_shown) return;
-  tls_last_shown = line;
-  print_line(std::move(line));
+  thread_state& ts = self();
+  team& t = *ts.cur_team;
+  if (t.shown == nullptr) return;  // a team made before the configuration was read
+  std::string format = current_format();
+  std::string line = capture(format.c_str());
+  affinity_shown& r = shown_record(t, ts.id);
+  // a new format alone is no change in what it shows (libomp does not print for it either)
+  const bool show = t.display_all || (line != r.line && format == r.format);
+  r.level = t.level;
+  r.nthreads = t.nthreads;
+  r.place = place_of(t, ts.id);
+  r.line = line;
+  r.format = std::move(format);
+  if (show) print_line(std::move(line));
 }
 
 }  // namespace forkjoin::omp

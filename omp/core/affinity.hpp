@@ -18,8 +18,18 @@ std::size_t get_affinity_format(char* buffer, std::size_t size, bool fortran);
 std::size_t capture_affinity(char* buffer, std::size_t size, const char* format, bool fortran);
 void display_affinity(const char* format);  // format null or empty: the affinity-format-var
 // OMP_DISPLAY_AFFINITY, set once with the configuration; start_turn calls show_affinity, which
-// prints the calling thread's line when it differs from the last one it printed.
+// prints the calling team thread's line when its team displays, or when the line differs
+// from the last one that team thread printed ([P-OMP Display]).
 extern std::atomic<bool> g_display_affinity;
+// [P-OMP Display] what an OpenMP thread (a team thread number of a team, the primary's being
+// its number in the parent team) last displayed, and the region shape it displayed in.
+struct affinity_shown {
+  std::string line, format;
+  unsigned level = 0, nthreads = 0;
+  int place = -2;  // never displayed
+};
+struct team;
+void plan_display(team& t) noexcept;  // begin_region, before the team starts
 void show_affinity_slow() noexcept;
 inline void show_affinity() noexcept {
   // relaxed: a flag written once while the configuration is read, before any region

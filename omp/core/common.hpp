@@ -22,6 +22,13 @@ using ull = unsigned long long;
 // Prints "forkjoin-omp: <message>" and aborts.
 [[noreturn]] void fatal(const char* message) noexcept;
 
+// [P-OMP KMPC K15] a libomp program: set by the first libomp-ABI entry that picks a convention
+// (a region's fork, the schedule and affinity-format routines under VERSION); gcc programs
+// never set it. Relaxed: it only selects conventions, never publishes data.
+extern std::atomic<bool> g_kmpc_program;
+inline bool kmpc_program() noexcept { return g_kmpc_program.load(std::memory_order_relaxed); }
+void mark_kmpc_program() noexcept;  // env.cpp: also reads OMP_SCHEDULE now, as libomp would
+
 // [P-OMP Hot H3] stores v unless x already holds it: a hot team's fields mostly keep their
 // values from region to region, and a line that is not written stays valid in the members'
 // caches.

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "../../forkjoin/cpu_limits.hpp"
@@ -18,8 +19,14 @@
 namespace forkjoin::omp {
 
 void complain(const char* var, const char* value, const char* fallback) {
-  std::fprintf(stderr, "forkjoin-omp: invalid value for environment variable %s: \"%s\"; using %s\n", var, value,
-               fallback);
+  // [P-OMP KMPC K15] a program linked against libomp gets libomp's warning form (scripts and
+  // tests match "OMP: Warning #N:"); the fallback is still named
+  if (libomp_linked())
+    std::fprintf(stderr, "OMP: Warning #42: %s: \"%s\" is an invalid value; ignored (forkjoin-omp uses %s).\n", var,
+                 value, fallback);
+  else
+    std::fprintf(stderr, "forkjoin-omp: invalid value for environment variable %s: \"%s\"; using %s\n", var, value,
+                 fallback);
 }
 
 namespace {
@@ -109,6 +116,8 @@ void read_num_threads(global_config& c) {
 void read_schedule(global_config& c) {
   const char* s = std::getenv("OMP_SCHEDULE");
   if (s == nullptr) return;
+  c.schedule_given = true;
+  const char* fallback = c.initial.run_sched == k_sched_static ? "static" : "dynamic,1";  // K15's: static
   std::string v;
   for (const char* p = s; *p != '\0'; ++p)
     if (!std::isspace(static_cast<unsigned char>(*p)))
@@ -133,7 +142,7 @@ void read_schedule(global_config& c) {
   else if (kind == "trapezoidal" || kind == "static_steal")  // [P-OMP KMP] libomp's kinds
     k = kind == "trapezoidal" ? k_sched_trapezoidal : k_sched_dynamic;
   else {
-    complain("OMP_SCHEDULE", s, "dynamic,1");
+    complain("OMP_SCHEDULE", s, fallback);
     return;
   }
   long chunk = k == k_sched_static ? 0 : 1;
@@ -141,7 +150,7 @@ void read_schedule(global_config& c) {
     const char* p = v.c_str() + comma + 1;
     unsigned long ch = 0;
     if (!parse_unsigned(p, 0x7fffffffUL, ch) || *p != '\0' || ch == 0) {
-      complain("OMP_SCHEDULE", s, "dynamic,1");
+      complain("OMP_SCHEDULE", s, fallback);
       return;
     }
     chunk = static_cast<long>(ch);
@@ -154,6 +163,13 @@ void read_schedule(global_config& c) {
   c.initial.run_sched = k;
   c.initial.run_chunk = chunk;
   c.initial.run_monotonic = monotonic;
+}
+
+void apply_schedule(icv& v, const icv& from) noexcept {
+  v.run_sched = from.run_sched;
+  v.run_chunk = from.run_chunk;
+  v.run_monotonic = from.run_monotonic;
+  v.run_trapezoidal = from.run_trapezoidal;
 }
 
 void read_bool(const char* var, bool& out, const char* fallback) {
@@ -318,6 +334,47 @@ global_config read_environment() {
 }  // namespace
 
 std::atomic<const global_config*> g_config{nullptr};
+
+// ---- a libomp program's defaults ([P-OMP KMPC K15]) ---------------------------------------
+
+std::atomic<bool> g_kmpc_program{false};
+
+namespace {
+std::once_flag g_kmpc_once;
+bool g_kmpc_sched_set = false;  // written once before g_kmpc_program's release store
+global_config g_kmpc_sched;     // its run-sched-var, when g_kmpc_sched_set
+}  // namespace
+
+// [P-OMP KMPC K15] libomp reads its environment at the program's first OpenMP call, and its
+// run-sched-var defaults to static: unless OMP_SCHEDULE was set when the library loaded, the
+// initial threads' run-sched-var is OMP_SCHEDULE as the environment holds it now, else
+// static. The calling thread, outside every region, takes it unless a program's
+// omp_set_schedule changed its own already; initial threads made later take it in make_self.
+void mark_kmpc_program() noexcept {
+  if (kmpc_program()) return;
+  std::call_once(g_kmpc_once, [] {
+    if (config().schedule_given) {
+      g_kmpc_program.store(true, std::memory_order_release);  // pairs with apply_kmpc_defaults
+      return;
+    }
+    g_kmpc_sched.initial.run_sched = k_sched_static;
+    g_kmpc_sched.initial.run_chunk = 0;
+    read_schedule(g_kmpc_sched);
+    g_kmpc_sched_set = true;
+    thread_state& ts = self();
+    icv& v = ts.cur_task->icvs;
+    const icv& c = config().initial;
+    if (ts.cur_team->level == 0 && v.run_sched == c.run_sched && v.run_chunk == c.run_chunk &&
+        v.run_monotonic == c.run_monotonic)
+      apply_schedule(v, g_kmpc_sched.initial);
+    g_kmpc_program.store(true, std::memory_order_release);  // pairs with apply_kmpc_defaults
+  });
+}
+
+void apply_kmpc_defaults(icv& v) noexcept {
+  if (g_kmpc_program.load(std::memory_order_acquire) && g_kmpc_sched_set)  // pairs with the stores above
+    apply_schedule(v, g_kmpc_sched.initial);
+}
 
 const global_config& read_config() noexcept {
   // never destroyed: parked team threads may still read it while the process exits

@@ -59,6 +59,7 @@ struct global_config {
   std::string target_offload = "DEFAULT";  // OMP_TARGET_OFFLOAD (checked and shown; nothing is offloaded)
   bool display_affinity = false;           // OMP_DISPLAY_AFFINITY
   std::string affinity_format;             // OMP_AFFINITY_FORMAT, else default_affinity_format()
+  bool schedule_given = false;             // OMP_SCHEDULE was set at load [P-OMP KMPC K15]
   // libomp's settings ([P-OMP KMP], kmp_env.cpp)
   int blocktime = -1;           // KMP_BLOCKTIME or OMP_WAIT_POLICY (k_blocktime_*): ms of active spin
   int library = 3;              // KMP_LIBRARY: 1 serial, 2 turnaround, 3 throughput (libomp's numbers)
@@ -87,6 +88,8 @@ extern run_settings g_settings;
 inline bool waits_park_at_once() noexcept { return g_settings.blocktime.load(std::memory_order_relaxed) == 0; }
 inline bool library_serial() noexcept { return g_settings.library.load(std::memory_order_relaxed) == 1; }
 // Read once (on first use), then constant and never freed.
+// [P-OMP KMPC K15] a libomp program's run-sched-var for an initial thread's ICVs (env.cpp)
+void apply_kmpc_defaults(icv& v) noexcept;
 const global_config& read_config() noexcept;
 extern std::atomic<const global_config*> g_config;
 inline const global_config& config() noexcept {
@@ -103,6 +106,9 @@ unsigned thread_limit_of(const icv& v) noexcept;
 // One line on stderr: "forkjoin-omp: invalid value for environment variable VAR: "value";
 // using FALLBACK".
 void complain(const char* var, const char* value, const char* fallback);
+// [P-OMP KMPC K15] the main program names libomp (libomp.so*) among its needed libraries: a
+// clang program, whose reports take libomp's form (kmp_env.cpp)
+bool libomp_linked() noexcept;
 std::vector<int> usable_cpus();                    // places.cpp: the CPUs the process started with
 void read_proc_bind(global_config& c);             // places.cpp
 void read_places(global_config& c);                // places.cpp, after read_proc_bind

@@ -3,6 +3,7 @@
 // they have a counterpart and accepted with a one-line notice where they do not; the settings
 // libomp's kmp_* routines change at run time (g_settings, kmp_set_defaults); KMP_SETTINGS's
 // report.
+#include <link.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -19,6 +20,35 @@
 namespace forkjoin::omp {
 
 run_settings g_settings;
+
+namespace {
+// The first object dl_iterate_phdr reports is the main program: does its dynamic section
+// need a libomp.so*? (ld.so has relocated its DT_STRTAB entry to an address.)
+int find_libomp(dl_phdr_info* info, std::size_t, void* out) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+    const auto* dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    const char* strtab = nullptr;
+    for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
+      if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
+    if (strtab == nullptr) break;
+    for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
+      if (d->d_tag == DT_NEEDED && std::strncmp(strtab + d->d_un.d_val, "libomp.so", 9) == 0)
+        *static_cast<bool*>(out) = true;
+    break;
+  }
+  return 1;  // the main program only
+}
+}  // namespace
+
+bool libomp_linked() noexcept {
+  static const bool linked = [] {
+    bool found = false;
+    dl_iterate_phdr(&find_libomp, &found);
+    return found;
+  }();
+  return linked;
+}
 
 void kmp_notice(const char* fmt, ...) {
   if (!g_settings.warnings.load(std::memory_order_relaxed)) return;

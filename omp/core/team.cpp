@@ -168,6 +168,7 @@ thread_state& make_self() noexcept {
   ts->gtid = next_gtid.fetch_add(1, std::memory_order_relaxed);  // a number, nothing to publish
   auto* t = new team(1);
   t->implicit_tasks[0].icvs = config().initial;
+  apply_kmpc_defaults(t->implicit_tasks[0].icvs);  // [P-OMP KMPC K15]
   t->implicit_tasks[0].icvs.cgroup = &ts->cgroup;  // [P-OMP Limit] an initial thread's own group
   t->implicit_tasks[0].children.owner = ts;
   ts->initial_team = t;
@@ -264,6 +265,8 @@ team::team(unsigned n) : nthreads(n) {
     implicit_tasks[i].depth = 0;
     implicit_tasks[i].owner_team = this;
   }
+  // relaxed: set once with the configuration, before any team exists
+  if (g_display_affinity.load(std::memory_order_relaxed)) shown = new affinity_shown[n];
   if (n > 1) {
     deques = new forkjoin::detail::chase_lev_deque<task*>[n];
     members = new member_job[n - 1];
@@ -273,6 +276,7 @@ team::team(unsigned n) : nthreads(n) {
 team::~team() {
   for (unsigned i = 0; i < nthreads; ++i) clear_dependences(&implicit_tasks[i]);
   delete[] implicit_tasks;
+  delete[] shown;
   delete[] deques;
   delete[] members;
 }
@@ -435,9 +439,10 @@ team* begin_region(thread_state& ts, fn_t fn, void* data, unsigned n, unsigned f
   icv inherited = ts.cur_task->icvs;
   const auto& list = config().nthreads_list;
   if (t->level < list.size()) inherited.nthreads = list[t->level];
-  plan_binding(ts, *t, flags, inherited);  // [P-OMP Bind] B1
-  set_if_changed(t->icvs, inherited);      // copied into each implicit task by start_turn
-  set_if_changed(t->first_group, group);   // [P-OMP Reduce R4]
+  plan_binding(ts, *t, flags, inherited);     // [P-OMP Bind] B1
+  set_if_changed(t->icvs, inherited);         // copied into each implicit task by start_turn
+  set_if_changed(t->first_group, group);      // [P-OMP Reduce R4]
+  if (t->shown != nullptr) plan_display(*t);  // [P-OMP Display] D1, after E3 (take_team)
   if (init_ws != nullptr) {
     // [P-OMP Team S3] the first work share of a combined construct, before any thread starts
     init_ws(*t, t->ws[0], ws_arg);

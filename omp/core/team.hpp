@@ -22,6 +22,7 @@ namespace forkjoin::omp {
 // ---- teams -------------------------------------------------------------------------------
 
 struct spare;
+struct affinity_shown;  // affinity.hpp
 
 // What a primary thread restores when its region ends.
 struct saved_state {
@@ -99,6 +100,10 @@ struct team {
   // [P-OMP Limit L2] the threads 1..n-1 reserved in this contention group, given back at the end
   contention_group* cgroup = nullptr;
   unsigned cgroup_taken = 0;
+  // [P-OMP Display] with OMP_DISPLAY_AFFINITY: what each team thread last displayed (thread 0's
+  // record is its parent team thread's), and whether every thread displays this region
+  affinity_shown* shown = nullptr;
+  bool display_all = false;
 };
 
 inline bool run_inbox(thread_state& ts, bool any) noexcept;

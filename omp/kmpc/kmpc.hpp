@@ -110,3 +110,12 @@ void invoke_microtask(const microtask_call& c, kmp_int32 gtid, kmp_int32 tid);
   static_assert(std::is_same_v<decltype(&(name)), ret(*) params>, #name);   \
   FORKJOIN_OMP_EXPORT ret forkjoin_kmpc_##name params { return name args; } \
   __asm__(".symver forkjoin_kmpc_" #name ", " #name "@VERSION")
+// The same, for a routine whose conventions differ in a libomp program ([P-OMP KMPC K15]): the
+// call marks the process one first.
+#define FORKJOIN_KMPC_OMP_ALIAS_MARK(ret, name, params, args)             \
+  static_assert(std::is_same_v<decltype(&(name)), ret(*) params>, #name); \
+  FORKJOIN_OMP_EXPORT ret forkjoin_kmpc_##name params {                   \
+    forkjoin::omp::mark_kmpc_program();                                   \
+    return name args;                                                     \
+  }                                                                       \
+  __asm__(".symver forkjoin_kmpc_" #name ", " #name "@VERSION")

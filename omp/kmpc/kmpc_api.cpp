@@ -30,8 +30,8 @@ FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_nested, (int v), (v));
 FORKJOIN_KMPC_OMP_ALIAS(int, omp_get_nested, (), ());
 FORKJOIN_KMPC_OMP_ALIAS(double, omp_get_wtime, (), ());
 FORKJOIN_KMPC_OMP_ALIAS(double, omp_get_wtick, (), ());
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_schedule, (int kind, int chunk), (kind, chunk));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_get_schedule, (int* kind, int* chunk), (kind, chunk));
+FORKJOIN_KMPC_OMP_ALIAS_MARK(void, omp_set_schedule, (int kind, int chunk), (kind, chunk));
+FORKJOIN_KMPC_OMP_ALIAS_MARK(void, omp_get_schedule, (int* kind, int* chunk), (kind, chunk));
 FORKJOIN_KMPC_OMP_ALIAS(int, omp_get_thread_limit, (), ());
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_max_active_levels, (int n), (n));
 FORKJOIN_KMPC_OMP_ALIAS(int, omp_get_max_active_levels, (), ());
@@ -78,16 +78,17 @@ FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_nest_lock, (nest_slot * l), (l));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_unset_nest_lock, (nest_slot * l), (l));
 FORKJOIN_KMPC_OMP_ALIAS(int, omp_test_nest_lock, (nest_slot * l), (l));
 FORKJOIN_KMPC_OMP_ALIAS(void, omp_display_env, (int verbose), (verbose));
-FORKJOIN_KMPC_OMP_ALIAS(void, omp_set_affinity_format, (const char* format), (format));
-FORKJOIN_KMPC_OMP_ALIAS(std::size_t, omp_get_affinity_format, (char* buffer, std::size_t size), (buffer, size));
+FORKJOIN_KMPC_OMP_ALIAS_MARK(void, omp_set_affinity_format, (const char* format), (format));
+FORKJOIN_KMPC_OMP_ALIAS_MARK(std::size_t, omp_get_affinity_format, (char* buffer, std::size_t size), (buffer, size));
 // clang programs' affinity lines go to stdout, as libomp prints them (internal.hpp)
 FORKJOIN_OMP_EXPORT void forkjoin_kmpc_omp_display_affinity(const char* format) {
+  mark_kmpc_program();  // [P-OMP KMPC K15]
   kmpc_affinity_to_stdout();
   omp_display_affinity(format);
 }
 __asm__(".symver forkjoin_kmpc_omp_display_affinity, omp_display_affinity@VERSION");
-FORKJOIN_KMPC_OMP_ALIAS(std::size_t, omp_capture_affinity, (char* buffer, std::size_t size, const char* format),
-                        (buffer, size, format));
+FORKJOIN_KMPC_OMP_ALIAS_MARK(std::size_t, omp_capture_affinity, (char* buffer, std::size_t size, const char* format),
+                             (buffer, size, format));
 FORKJOIN_KMPC_OMP_ALIAS(void*, omp_alloc, (std::size_t size, std::uintptr_t a), (size, a));
 FORKJOIN_KMPC_OMP_ALIAS(void*, omp_aligned_alloc, (std::size_t align, std::size_t size, std::uintptr_t a),
                         (align, size, a));
@@ -109,18 +110,26 @@ FORKJOIN_OMP_EXPORT void ompc_set_num_threads(int n) { omp_set_num_threads(n); }
 FORKJOIN_OMP_EXPORT void ompc_set_dynamic(int v) { omp_set_dynamic(v); }
 FORKJOIN_OMP_EXPORT void ompc_set_nested(int v) { omp_set_nested(v); }
 FORKJOIN_OMP_EXPORT void ompc_set_max_active_levels(int n) { omp_set_max_active_levels(n); }
-FORKJOIN_OMP_EXPORT void ompc_set_schedule(int kind, int chunk) { omp_set_schedule(kind, chunk); }
+FORKJOIN_OMP_EXPORT void ompc_set_schedule(int kind, int chunk) {
+  mark_kmpc_program();  // [P-OMP KMPC K15]
+  omp_set_schedule(kind, chunk);
+}
 FORKJOIN_OMP_EXPORT int ompc_get_ancestor_thread_num(int level) { return omp_get_ancestor_thread_num(level); }
 FORKJOIN_OMP_EXPORT int ompc_get_team_size(int level) { return omp_get_team_size(level); }
-FORKJOIN_OMP_EXPORT void ompc_set_affinity_format(const char* format) { omp_set_affinity_format(format); }
+FORKJOIN_OMP_EXPORT void ompc_set_affinity_format(const char* format) {
+  mark_kmpc_program();  // [P-OMP KMPC K15]
+  omp_set_affinity_format(format);
+}
 FORKJOIN_OMP_EXPORT std::size_t ompc_get_affinity_format(char* buffer, std::size_t size) {
   return omp_get_affinity_format(buffer, size);
 }
 FORKJOIN_OMP_EXPORT void ompc_display_affinity(const char* format) {
+  mark_kmpc_program();  // [P-OMP KMPC K15]
   kmpc_affinity_to_stdout();
   omp_display_affinity(format);
 }
 FORKJOIN_OMP_EXPORT std::size_t ompc_capture_affinity(char* buffer, std::size_t size, const char* format) {
+  mark_kmpc_program();  // [P-OMP KMPC K15]
   return omp_capture_affinity(buffer, size, format);
 }
 

@@ -121,6 +121,8 @@ FORKJOIN_OMP_EXPORT void __kmpc_push_proc_bind(ident*, kmp_int32, int kind) {
 // with their global and team thread numbers; the arguments live in the caller's frame, which
 // outlives the region's end barrier.
 FORKJOIN_OMP_EXPORT void __kmpc_fork_call(ident*, kmp_int32 argc, microtask_t microtask, ...) {
+  if (!kmpc_program()) [[unlikely]]
+    mark_kmpc_program();  // [P-OMP KMPC K15]
   thread_state& ts = self();
   va_list ap;
   va_start(ap, microtask);
@@ -140,6 +142,8 @@ FORKJOIN_OMP_EXPORT void __kmpc_fork_call(ident*, kmp_int32 argc, microtask_t mi
 
 // if(false): the compiler calls the microtask itself between these two, in a team of one.
 FORKJOIN_OMP_EXPORT void __kmpc_serialized_parallel(ident*, kmp_int32) {
+  if (!kmpc_program()) [[unlikely]]
+    mark_kmpc_program();  // [P-OMP KMPC K15]
   thread_state& ts = self();
   if (g_display_affinity.load(std::memory_order_relaxed)) [[unlikely]]  // relaxed: see show_affinity
     kmpc_affinity_to_stdout();
@@ -168,6 +172,8 @@ FORKJOIN_OMP_EXPORT void __kmpc_push_num_teams_51(ident* loc, kmp_int32 gtid, km
 // calling the microtask. Without num_teams the league has nteams-var teams, else one (libomp's
 // default).
 FORKJOIN_OMP_EXPORT void __kmpc_fork_teams(ident*, kmp_int32 argc, microtask_t microtask, ...) {
+  if (!kmpc_program()) [[unlikely]]
+    mark_kmpc_program();  // [P-OMP KMPC K15]
   thread_state& ts = self();
   va_list ap;
   va_start(ap, microtask);
