@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "forkjoin/detail/waiting_api.hpp"
@@ -70,6 +71,32 @@ r1::arena* arena_of(d1::task_arena_base& ta) noexcept {
 }
 
 }  // namespace
+
+// [P-TBB Arena A5] the tags of the keyed regions entered and not yet left, with their users.
+namespace {
+struct keyed_region {
+  std::uint32_t tag;
+  int users;
+};
+std::mutex g_regions_mutex;
+std::map<std::intptr_t, keyed_region>* g_regions = nullptr;
+}  // namespace
+
+shared_isolation::shared_isolation(worker& w, std::intptr_t key) : key_(key) {
+  if (key_ == 0) return;
+  const std::lock_guard<std::mutex> lock(g_regions_mutex);
+  if (g_regions == nullptr) g_regions = new std::map<std::intptr_t, keyed_region>();
+  auto [it, fresh] = g_regions->try_emplace(key_, keyed_region{w.deque_.tag(), 0});
+  ++it->second.users;
+  if (!fresh) w.deque_.set_tag(it->second.tag);  // the region's tag: its waits help each other
+}
+
+shared_isolation::~shared_isolation() {
+  if (key_ == 0) return;
+  const std::lock_guard<std::mutex> lock(g_regions_mutex);
+  auto it = g_regions->find(key_);
+  if (--it->second.users == 0) g_regions->erase(it);
+}
 
 pool_impl& implicit_pool() {
   const std::size_t cap = g_parallelism_cap.load(std::memory_order_relaxed);
@@ -170,13 +197,36 @@ void execute(d1::task_arena_base& ta, d1::delegate_base& d) {
   if (a == nullptr) throw std::logic_error("libforkjoin-tbb: task_arena::execute on an arena that is not initialized");
   // Work started inside runs on the arena's pool: this thread enters it (its external slot,
   // or an injected job while another thread holds that slot) and leaves when d returns.
-  tl::run_on(a->pool(), [&d] { d(); });
+  const forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
+  if (w != nullptr && w->pool_ == &a->pool()) {
+    d();
+    return;
+  }
+  // [P-TBB Observe O2, O3] the calling thread, when it runs d itself, enters the arena's
+  // observers before d and leaves them after (a worker running an injected d stays).
+  const std::thread::id caller = std::this_thread::get_id();
+  tl::run_on(a->pool(), [&d, &a, caller] {
+    if (std::this_thread::get_id() != caller) {
+      d();
+      return;
+    }
+    struct leave_guard {
+      forkjoin::detail::pool_impl& p;
+      ~leave_guard() { tl::observers_leave(p); }
+    } guard{a->pool()};
+    tl::observers_on_task();
+    d();
+  });
 }
 
 // [P-TBB Arena A5] isolation is forkjoin's: waits inside help only with work spawned inside.
-void isolate_within_arena(d1::delegate_base& d, std::intptr_t) {
-  auto isolated = [&d] {
-    forkjoin::detail::isolation_scope scope(*forkjoin::detail::tls_worker);
+// A nonzero key (collaborative_call_once's runner, isolated_task_group) names one region:
+// every thread isolated under it at the same time shares its tag.
+void isolate_within_arena(d1::delegate_base& d, std::intptr_t key) {
+  auto isolated = [&d, key] {
+    forkjoin::detail::worker& w = *forkjoin::detail::tls_worker;
+    forkjoin::detail::isolation_scope scope(w);
+    const tl::shared_isolation shared(w, key);
     d();
   };
   tl::run_on(tl::current_pool(), isolated);
@@ -280,9 +330,5 @@ bool finalize_impl(d1::task_scheduler_handle& handle) {
 }
 
 bool finalize(d1::task_scheduler_handle& handle, std::intptr_t) { return finalize_impl(handle); }
-
-// task_scheduler_observer: forkjoin's pools have no thread entry or exit hook, so observers
-// are accepted and never called (docs/tbb.md).
-void observe(d1::task_scheduler_observer&, bool) {}
 
 }  // namespace tbb::detail::r1

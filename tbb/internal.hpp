@@ -153,6 +153,18 @@ void help_until_released(worker& w, const d1::wait_context& wc) noexcept;
 // arena.cpp: the pool that work started by this thread goes to: the pool it works for, or
 // the implicit arena's.
 pool_impl& current_pool();
+// [P-TBB Arena A5] inside an isolation_scope: a nonzero key makes the region's tag the one
+// of the region that key's first user entered, while any user is inside.
+class shared_isolation {
+ public:
+  shared_isolation(worker& w, std::intptr_t key);
+  ~shared_isolation();
+  shared_isolation(const shared_isolation&) = delete;
+  shared_isolation& operator=(const shared_isolation&) = delete;
+
+ private:
+  std::intptr_t key_;
+};
 // The implicit arena's pool: default_pool(), or the capped pool while a global_control asks.
 pool_impl& implicit_pool();
 int implicit_concurrency();
@@ -170,6 +182,19 @@ void run_on(pool_impl& p, F&& f) {
   auto call = [&f] { f(); };
   run_in(p, call);
 }
+
+// observer.cpp ([P-TBB Observe]): nonzero while an observer is active (a hint, relaxed).
+extern std::atomic<std::uint32_t> g_observers_active;
+void observers_on_task_slow() noexcept;
+// Before this thread runs a task, or enters an arena: one relaxed load while no observer is
+// active; else the thread enters the active observers of its pool it has not entered (O2).
+inline void observers_on_task() noexcept {
+  if (g_observers_active.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    observers_on_task_slow();
+}
+// This thread leaves p (task_arena::execute returns): the exits of the observers of p it
+// entered ([P-TBB Observe O3]).
+void observers_leave(pool_impl& p) noexcept;
 
 // misc.cpp: "libforkjoin-tbb: <what> is not supported" on stderr, then abort.
 [[noreturn]] void refuse(const char* what) noexcept;

@@ -87,6 +87,7 @@ class fp_scope {
 d1::task_group_context* current_context() noexcept { return tls_context; }
 
 void run_task(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity) noexcept {
+  observers_on_task();  // [P-TBB Observe O2]
   d1::execution_data ed{&ctx, original, affinity};
   d1::task_group_context* const outer = tls_context;
   tls_context = &ctx;
