@@ -72,32 +72,6 @@ r1::arena* arena_of(d1::task_arena_base& ta) noexcept {
 
 }  // namespace
 
-// [P-TBB Arena A5] the tags of the keyed regions entered and not yet left, with their users.
-namespace {
-struct keyed_region {
-  std::uint32_t tag;
-  int users;
-};
-std::mutex g_regions_mutex;
-std::map<std::intptr_t, keyed_region>* g_regions = nullptr;
-}  // namespace
-
-shared_isolation::shared_isolation(worker& w, std::intptr_t key) : key_(key) {
-  if (key_ == 0) return;
-  const std::lock_guard<std::mutex> lock(g_regions_mutex);
-  if (g_regions == nullptr) g_regions = new std::map<std::intptr_t, keyed_region>();
-  auto [it, fresh] = g_regions->try_emplace(key_, keyed_region{w.deque_.tag(), 0});
-  ++it->second.users;
-  if (!fresh) w.deque_.set_tag(it->second.tag);  // the region's tag: its waits help each other
-}
-
-shared_isolation::~shared_isolation() {
-  if (key_ == 0) return;
-  const std::lock_guard<std::mutex> lock(g_regions_mutex);
-  auto it = g_regions->find(key_);
-  if (--it->second.users == 0) g_regions->erase(it);
-}
-
 pool_impl& implicit_pool() {
   const std::size_t cap = g_parallelism_cap.load(std::memory_order_relaxed);
   if (cap != 0 && cap < default_size()) return impl_of(capped_pool(cap));  // [P-TBB Arena A2]
@@ -220,13 +194,10 @@ void execute(d1::task_arena_base& ta, d1::delegate_base& d) {
 }
 
 // [P-TBB Arena A5] isolation is forkjoin's: waits inside help only with work spawned inside.
-// A nonzero key (collaborative_call_once's runner, isolated_task_group) names one region:
-// every thread isolated under it at the same time shares its tag.
-void isolate_within_arena(d1::delegate_base& d, std::intptr_t key) {
-  auto isolated = [&d, key] {
-    forkjoin::detail::worker& w = *forkjoin::detail::tls_worker;
-    forkjoin::detail::isolation_scope scope(w);
-    const tl::shared_isolation shared(w, key);
+// The key is not used: every region is the calling thread's own.
+void isolate_within_arena(d1::delegate_base& d, std::intptr_t) {
+  auto isolated = [&d] {
+    forkjoin::detail::isolation_scope scope(*forkjoin::detail::tls_worker);
     d();
   };
   tl::run_on(tl::current_pool(), isolated);

@@ -153,18 +153,6 @@ void help_until_released(worker& w, const d1::wait_context& wc) noexcept;
 // arena.cpp: the pool that work started by this thread goes to: the pool it works for, or
 // the implicit arena's.
 pool_impl& current_pool();
-// [P-TBB Arena A5] inside an isolation_scope: a nonzero key makes the region's tag the one
-// of the region that key's first user entered, while any user is inside.
-class shared_isolation {
- public:
-  shared_isolation(worker& w, std::intptr_t key);
-  ~shared_isolation();
-  shared_isolation(const shared_isolation&) = delete;
-  shared_isolation& operator=(const shared_isolation&) = delete;
-
- private:
-  std::intptr_t key_;
-};
 // The implicit arena's pool: default_pool(), or the capped pool while a global_control asks.
 pool_impl& implicit_pool();
 int implicit_concurrency();

@@ -2,7 +2,6 @@
 // global_control, the scheduler handle, and what containers and queues ask of the runtime
 // (cache-aligned memory, bounded-queue monitors, thread-specific storage), on
 // libforkjoin-tbb ([P-TBB Arena], [P-TBB Block]). Built against native libtbb too (_native).
-#include <oneapi/tbb/collaborative_call_once.h>
 #include <oneapi/tbb/combinable.h>
 #include <oneapi/tbb/concurrent_hash_map.h>
 #include <oneapi/tbb/concurrent_queue.h>
@@ -56,46 +55,6 @@ TEST(TbbArena, ExecuteReturnsTheValueAndRunsInside) {
     return 41 + 1;
   });
   EXPECT_EQ(v, 42);
-}
-
-// A barrier for n threads, spinning (as oneTBB's test utilities do), reusable.
-class spin_barrier {
- public:
-  explicit spin_barrier(int n) : n_(n) {}
-  void wait() {
-    const int generation = generation_.load();
-    if (arrived_.fetch_add(1) + 1 == n_) {
-      arrived_.store(0);
-      generation_.fetch_add(1);
-      return;
-    }
-    while (generation_.load() == generation) std::this_thread::yield();
-  }
-
- private:
-  const int n_;
-  std::atomic<int> arrived_{0};
-  std::atomic<int> generation_{0};
-};
-
-// collaborative_call_once isolates the winner and its helpers under one key: a helper waits
-// inside the winner's region, so it runs the winner's inner loop, whose iterations meet at
-// a barrier of every thread ([P-TBB Arena A5]; oneTBB's "multiple help").
-TEST(TbbArena, CollaborativeCallOnceHelpersRunTheWinnersWork) {
-  const int n = tbb::this_task_arena::max_concurrency();
-  spin_barrier barrier(n);
-  tbb::collaborative_once_flag flag;
-  std::atomic<int> inner{0};
-  tbb::parallel_for(0, n, [&](int) {
-    barrier.wait();
-    tbb::collaborative_call_once(flag, [&] {
-      tbb::parallel_for(0, n, [&](int) {
-        barrier.wait();
-        inner.fetch_add(1);
-      });
-    });
-  });
-  EXPECT_EQ(inner.load(), n);
 }
 
 TEST(TbbArena, ExecutePropagatesExceptions) {
