@@ -106,6 +106,9 @@ unsigned thread_limit_of(const icv& v) noexcept;
 // One line on stderr: "forkjoin-omp: invalid value for environment variable VAR: "value";
 // using FALLBACK".
 void complain(const char* var, const char* value, const char* fallback);
+// An environment value with its blanks dropped and its letters lowered (places.cpp), as the
+// OMP_* and KMP_* parsers compare it.
+std::string lower_trimmed(const char* s);
 // [P-OMP KMPC K15] the main program names libomp (libomp.so*) among its needed libraries: a
 // clang program, whose reports take libomp's form (kmp_env.cpp)
 bool libomp_linked() noexcept;

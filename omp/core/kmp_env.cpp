@@ -73,14 +73,6 @@ void set_library(int mode) noexcept {
 
 namespace {
 
-std::string lower_trimmed(const char* s) {
-  std::string v;
-  for (const char* p = s; *p != '\0'; ++p)
-    if (!std::isspace(static_cast<unsigned char>(*p)))
-      v += static_cast<char>(std::tolower(static_cast<unsigned char>(*p)));
-  return v;
-}
-
 // libomp's booleans: 1/0, true/false, on/off, yes/no, enable(d)/disable(d), .true./.false.
 bool parse_kmp_bool(const char* s, bool& out) {
   const std::string v = lower_trimmed(s);

@@ -47,8 +47,6 @@ std::vector<int> usable_cpus() {
   return cpus;
 }
 
-namespace {
-
 std::string lower_trimmed(const char* s) {
   std::string v;
   for (const char* p = s; *p != '\0'; ++p)
@@ -56,6 +54,8 @@ std::string lower_trimmed(const char* s) {
       v += static_cast<char>(std::tolower(static_cast<unsigned char>(*p)));
   return v;
 }
+
+namespace {
 
 long read_topology(int cpu, const char* what) {
   char path[128];

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "threads_held.hpp"
+
 namespace {
 
 int failures = 0;
@@ -29,13 +31,6 @@ void check(bool ok, const char* what) {
     std::fprintf(stderr, "tbb_launcher_probe: FAILED: %s\n", what);
     ++failures;
   }
-}
-
-bool mapped(const char* name) {
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);)
-    if (line.find(name) != std::string::npos) return true;
-  return false;
 }
 
 // Threads of the process other than the main one, and how many of them forkjoin named.

@@ -36,13 +36,6 @@ void check(bool ok, const char* what) {
   }
 }
 
-bool mapped(const char* name) {
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);)
-    if (line.find(name) != std::string::npos) return true;
-  return false;
-}
-
 }  // namespace
 
 int main() {

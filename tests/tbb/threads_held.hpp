@@ -1,6 +1,7 @@
 // threads_held.hpp: how many threads the process holds, for the one-pool tests: the main
 // thread and those forkjoin names ("forkjoin*") in /proc/self/task, so that a sanitizer's
-// own thread is not counted; note_max keeps the most seen.
+// own thread is not counted; note_max keeps the most seen; mapped says whether a library of
+// that name is loaded.
 #pragma once
 
 #include <dirent.h>
@@ -32,4 +33,11 @@ inline void note_max(std::atomic<std::size_t>& max_seen) {
   std::size_t m = max_seen.load(std::memory_order_relaxed);
   while (now > m && !max_seen.compare_exchange_weak(m, now)) {
   }
+}
+
+inline bool mapped(const char* name) {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find(name) != std::string::npos) return true;
+  return false;
 }
