@@ -376,21 +376,40 @@ void apply_kmpc_defaults(icv& v) noexcept {
     apply_schedule(v, g_kmpc_sched.initial);
 }
 
+namespace {
+// What follows the first reading: the KMP_SETTINGS and OMP_DISPLAY_ENV reports, the teams
+// variables, and for a gcc program the initial thread's place when binding is on (a libomp
+// program's threads outside every region keep their mask, as libomp's root threads do).
+void announce(const global_config& c) {
+  if (c.kmp_settings) display_kmp_settings(c);
+  if (c.display_env != 0) display_environment(c);
+  (void)max_teams();  // teams.cpp reads OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT on first use
+  (void)teams_thread_limit();
+  if (!libomp_linked()) bind_initial_thread();
+}
+}  // namespace
+
 const global_config& read_config() noexcept {
   // never destroyed: parked team threads may still read it while the process exits
-  static const global_config* c = new global_config(read_environment());
-  g_config.store(c, std::memory_order_release);  // pairs with the acquire load in config()
+  static const global_config* c = [] {
+    const global_config* read = new global_config(read_environment());
+    g_config.store(read, std::memory_order_release);  // pairs with the acquire load in config()
+    announce(*read);
+    return read;
+  }();
   return *c;
 }
 
-// Read the environment when the library loads, so malformed values are reported at start-up;
-// OMP_DISPLAY_ENV reports then, and the initial thread takes its place when binding is on.
+// [P-OMP KMPC K17] A gcc program's environment is read when the library loads, as libgomp
+// reads it, so malformed values are reported at start-up and the initial thread takes its
+// place before main. A program linked against libomp gets it read at its first OpenMP call,
+// as libomp does: a variable that main sets with setenv before then counts, and the initial
+// thread keeps its whole mask until then. Either way the hidden variables are restored here,
+// before main can read them.
 __attribute__((constructor)) static void init_environment() {
-  if (config().kmp_settings) display_kmp_settings(config());
-  if (config().display_env != 0) display_environment(config());
-  (void)max_teams();  // teams.cpp reads OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT on first use
-  (void)teams_thread_limit();
-  bind_initial_thread();
+  restore_hidden_environment();
+  remember_initial_mask();
+  if (!libomp_linked()) (void)config();
 }
 
 }  // namespace forkjoin::omp

@@ -54,6 +54,7 @@ struct global_config {
   std::vector<unsigned> bind_list;         // OMP_PROC_BIND per level (index = level - 1), when a list
   bool proc_bind_set = false;              // OMP_PROC_BIND was given (and valid)
   std::vector<std::vector<int>> places;    // OMP_PLACES: the CPUs of each place ([P-OMP Bind])
+  std::string places_name;                 // the abstract name they came from ("cores(2)"), else empty
   int display_env = 0;                     // OMP_DISPLAY_ENV: 0 false, 1 true, 2 verbose
   unsigned default_device = 0;             // OMP_DEFAULT_DEVICE (checked and shown; the host is the only device)
   std::string target_offload = "DEFAULT";  // OMP_TARGET_OFFLOAD (checked and shown; nothing is offloaded)

@@ -60,12 +60,18 @@ void kmp_notice(const char* fmt, ...) {
   std::fprintf(stderr, "forkjoin-omp: %s\n", text);
 }
 
-void set_blocktime(int ms) noexcept { g_settings.blocktime.store(ms < 0 ? 0 : ms, std::memory_order_relaxed); }
+// [P-OMP KMPC K17] each of these reads the environment first, if the program's first OpenMP
+// call is one of them, so the environment's value cannot overwrite the program's later.
+void set_blocktime(int ms) noexcept {
+  (void)config();
+  g_settings.blocktime.store(ms < 0 ? 0 : ms, std::memory_order_relaxed);
+}
 
 // libomp's modes: serial runs every region with one thread; throughput brings an infinite
 // blocktime back to the default (__kmp_aux_set_library); turnaround changes nothing here.
 void set_library(int mode) noexcept {
   if (mode < 1 || mode > 3) return;
+  (void)config();
   g_settings.library.store(mode, std::memory_order_relaxed);
   if (mode == 3 && g_settings.blocktime.load(std::memory_order_relaxed) == k_blocktime_infinite)
     g_settings.blocktime.store(k_blocktime_ladder, std::memory_order_relaxed);
@@ -153,7 +159,6 @@ constexpr no_effect k_no_effect[] = {
     {"KMP_DISP_NUM_BUFFERS", "its loops use no dispatch buffers"},
     {"KMP_USE_YIELD", "waits yield only when the CPUs are not crowded"},
     {"KMP_LOCK_KIND", "every lock is a futex mutex"},
-    {"KMP_HW_SUBSET", "use OMP_PLACES"},
     {"KMP_TOPOLOGY_METHOD", "the topology is read from /sys"},
     {"KMP_FORKJOIN_BARRIER", "one barrier algorithm"},
     {"KMP_PLAIN_BARRIER", "one barrier algorithm"},
@@ -297,7 +302,8 @@ void read_one(global_config& c, const char* entry) {
   } else if (kmp_var_is(entry, "KMP_VERSION", v)) {
     bool on = false;
     if (parse_kmp_bool(v, on) && on) std::fprintf(stderr, "forkjoin-omp: libforkjoin-omp (OpenMP on forkjoin)\n");
-  } else if (kmp_var_is(entry, "KMP_TEAMS_THREAD_LIMIT", v)) {
+  } else if (kmp_var_is(entry, "KMP_TEAMS_THREAD_LIMIT", v) || kmp_var_is(entry, "KMP_HW_SUBSET", v)) {
+    // read where they act: teams.cpp and places.cpp
   } else if (kmp_var_is(entry, "KMP_DISP_NUM_BUFFERS", v) &&
              (std::strtol(v, nullptr, 10) < 1 || std::strtol(v, nullptr, 10) > 4096)) {
     // libomp's range is 1 to 4096; its wording, which job logs are searched for
@@ -330,6 +336,7 @@ void read_kmp_environment(global_config& c) {
 // kmp_set_defaults: what can change at run time changes; the rest gets a notice.
 void apply_kmp_defaults(const char* text) {
   if (text == nullptr) return;
+  (void)config();
   const std::string all = text;
   for (std::size_t at = 0; at <= all.size();) {
     std::size_t end = all.find('|', at);
@@ -399,7 +406,7 @@ void display_kmp_settings(const global_config& c) {
     }
     places += "}";
   }
-  line("OMP_PLACES", places);
+  line("OMP_PLACES", c.places_name.empty() ? places : c.places_name + ": " + places);
   line("OMP_THREAD_LIMIT", std::to_string(c.thread_limit));
   line("OMP_WAIT_POLICY", c.blocktime == 0 ? "passive" : "active");
   std::fprintf(stderr, "\n");

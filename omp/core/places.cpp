@@ -66,12 +66,97 @@ long read_topology(int cpu, const char* what) {
   return v;
 }
 
+// [P-OMP KMP] KMP_HW_SUBSET: the CPUs the abstract place names are built from (empty: every
+// usable CPU). Written by read_places, before any reader, while the configuration is read once.
+std::vector<int> g_subset_cpus;
+
+// KMP_HW_SUBSET's layers: how many of each (socket, core per socket, thread per core) and the
+// first one taken; count 0 keeps them all.
+struct hw_layer {
+  long count = 0;
+  long offset = 0;
+};
+
+// KMP_HW_SUBSET := item (',' item)*; item := [count | '*'] layer ['@' offset] [':' attribute].
+// Layers: s (socket, package), c (core), t (thread); any order. False on a syntax error; a
+// layer this topology reader does not know (numa, tile, die, caches) or a core attribute gets
+// a notice and is ignored.
+bool parse_hw_subset(const std::string& text, hw_layer& sockets, hw_layer& cores, hw_layer& threads) {
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    std::size_t end = text.find(',', at);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(at, end - at);
+    at = end + 1;
+    if (item.empty()) return false;
+    if (const std::size_t colon = item.find(':'); colon != std::string::npos) {
+      kmp_notice("KMP_HW_SUBSET: core attribute \"%s\" has no counterpart, ignored", item.c_str() + colon + 1);
+      item.resize(colon);
+    }
+    hw_layer layer;
+    std::size_t i = 0;
+    if (i < item.size() && item[i] == '*') {
+      ++i;
+    } else {
+      while (i < item.size() && std::isdigit(static_cast<unsigned char>(item[i])))
+        layer.count = layer.count * 10 + (item[i++] - '0');
+      if (i > 0 && layer.count == 0) return false;
+    }
+    const std::size_t at_sign = item.find('@', i);
+    const std::string kind = item.substr(i, at_sign == std::string::npos ? std::string::npos : at_sign - i);
+    if (at_sign != std::string::npos) {
+      const std::string off = item.substr(at_sign + 1);
+      if (off.empty() || off.find_first_not_of("0123456789") != std::string::npos) return false;
+      layer.offset = std::strtol(off.c_str(), nullptr, 10);
+    }
+    if (kind == "s" || kind == "socket" || kind == "sockets" || kind == "package" || kind == "packages") {
+      sockets = layer;
+    } else if (kind == "c" || kind == "core" || kind == "cores") {
+      cores = layer;
+    } else if (kind == "t" || kind == "thread" || kind == "threads") {
+      threads = layer;
+    } else if (kind == "n" || kind == "numa" || kind == "numa_domains" || kind == "tile" || kind == "tiles" ||
+               kind == "d" || kind == "die" || kind == "dice" || kind == "l1" || kind == "l2" || kind == "l3" ||
+               kind == "ll" || kind == "llc") {
+      kmp_notice("KMP_HW_SUBSET: layer \"%s\" is not read here, ignored", kind.c_str());
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The usable CPUs within KMP_HW_SUBSET's layers, in increasing order: packages in the order
+// of their first CPU, cores within a package likewise, threads within a core.
+std::vector<int> hw_subset_cpus(const hw_layer& sockets, const hw_layer& cores, const hw_layer& threads) {
+  std::map<long, long> package_rank;
+  std::map<std::pair<long, long>, long> core_rank;  // (package, core id) -> rank in its package
+  std::map<std::pair<long, long>, long> core_used;  // threads seen so far in a core
+  std::map<long, long> cores_in_package;
+  const auto within = [](const hw_layer& l, long rank) {
+    return rank >= l.offset && (l.count == 0 || rank < l.offset + l.count);
+  };
+  std::vector<int> kept;
+  for (int cpu : usable_cpus()) {
+    long pkg = read_topology(cpu, "physical_package_id"), core = read_topology(cpu, "core_id");
+    if (pkg < 0) pkg = 0;
+    if (core < 0) core = cpu;
+    const long p = package_rank.emplace(pkg, static_cast<long>(package_rank.size())).first->second;
+    auto [it, fresh] = core_rank.emplace(std::pair{pkg, core}, cores_in_package[pkg]);
+    if (fresh) ++cores_in_package[pkg];
+    const long t = core_used[{pkg, core}]++;
+    if (within(sockets, p) && within(cores, it->second) && within(threads, t)) kept.push_back(cpu);
+  }
+  return kept;
+}
+
 // threads: one place per CPU; cores: the CPUs of one core (package, core id); sockets: of one
-// package. ll_caches and numa_domains are taken as sockets. At most `limit` places.
+// package. ll_caches and numa_domains are taken as sockets. At most `limit` places. Only the
+// CPUs of KMP_HW_SUBSET when it is set.
 std::vector<std::vector<int>> abstract_places(const std::string& name, unsigned long limit) {
   std::vector<std::vector<int>> places;
   std::map<std::pair<long, long>, std::size_t> index;
-  for (int cpu : usable_cpus()) {
+  for (int cpu : g_subset_cpus.empty() ? usable_cpus() : g_subset_cpus) {
     std::pair<long, long> key{cpu, 0};
     if (name == "cores") key = {read_topology(cpu, "physical_package_id"), read_topology(cpu, "core_id")};
     if (name == "sockets" || name == "ll_caches" || name == "numa_domains")
@@ -228,13 +313,28 @@ void read_proc_bind(global_config& c) {
   }
 }
 
+// [P-OMP KMP] KMP_HW_SUBSET narrows the CPUs the abstract names are built from.
+void read_hw_subset() {
+  const char* s = std::getenv("KMP_HW_SUBSET");
+  if (s == nullptr) return;
+  hw_layer sockets, cores, threads;
+  if (!parse_hw_subset(lower_trimmed(s), sockets, cores, threads)) {
+    complain("KMP_HW_SUBSET", s, "every CPU");
+    return;
+  }
+  g_subset_cpus = hw_subset_cpus(sockets, cores, threads);
+  if (g_subset_cpus.empty()) complain("KMP_HW_SUBSET", s, "every CPU (the subset holds none)");
+}
+
 void read_places(global_config& c) {
+  read_hw_subset();
   const char* s = std::getenv("OMP_PLACES");
   std::vector<std::vector<int>> places;
   if (s != nullptr) {
     std::string v = lower_trimmed(s);
     std::string name = v.substr(0, v.find('('));
     if (name == "threads" || name == "cores" || name == "sockets" || name == "ll_caches" || name == "numa_domains") {
+      c.places_name = v;
       unsigned long limit = ~0UL;
       if (name.size() < v.size()) {
         const char* p = v.c_str() + name.size() + 1;
@@ -259,10 +359,15 @@ void read_places(global_config& c) {
                      "CPU\n",
                      before, places.size());
     }
-    if (places.empty())
+    if (places.empty() && libomp_linked()) {
+      // [P-OMP KMPC K15] libomp's fallback for a bad list: cores, and binding on with it
+      complain("OMP_PLACES", s, "cores");
+      places = abstract_places("cores", ~0UL);
+      c.places_name = "cores";
+    } else if (places.empty()) {
       complain("OMP_PLACES", s, "no places (one per CPU when OMP_PROC_BIND is on)");
-    else if (!c.proc_bind_set)
-      c.initial.bind = 1;  // places given: binding on, as libgomp does
+    }
+    if (!places.empty() && !c.proc_bind_set) c.initial.bind = 1;  // places given: binding on, as libgomp does
   }
   if (places.empty() && c.initial.bind != 0) places = abstract_places("threads", ~0UL);
   c.places = std::move(places);
@@ -343,6 +448,8 @@ void bind_team_thread(const team& t, unsigned id) noexcept {
 void unbind_thread() noexcept {
   if (tls_place >= 0) pin_to(-1);
 }
+
+void remember_initial_mask() noexcept { (void)initial_mask(); }
 
 void bind_initial_thread() noexcept {
   (void)initial_mask();

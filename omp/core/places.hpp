@@ -19,7 +19,8 @@ void bind_team_thread(const team& t, unsigned id) noexcept;
 // Returns a pinned thread to the process's initial CPUs (a thread that leaves team duty for
 // other work, e.g. a pool worker lent to a bound team, calls it).
 void unbind_thread() noexcept;
-void bind_initial_thread() noexcept;  // at load: the initial thread takes place 0 when binding is on
+void bind_initial_thread() noexcept;    // at load: the initial thread takes place 0 when binding is on
+void remember_initial_mask() noexcept;  // at load: the mask an unbound thread returns to
 int place_of(const team& t, unsigned id) noexcept;
 void partition_of(const team& t, unsigned id, int& lo, int& len) noexcept;
 // The place list (OMP_PLACES): how many places, the processors of one (none for a number

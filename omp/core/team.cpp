@@ -166,8 +166,9 @@ std::atomic<int> next_gtid{0};  // the gtids, in order of first use
 thread_state& make_self() noexcept {
   auto* ts = new thread_state;
   ts->gtid = next_gtid.fetch_add(1, std::memory_order_relaxed);  // a number, nothing to publish
+  const global_config& c = config();  // first: a team reads it ([P-OMP KMPC K17])
   auto* t = new team(1);
-  t->implicit_tasks[0].icvs = config().initial;
+  t->implicit_tasks[0].icvs = c.initial;
   apply_kmpc_defaults(t->implicit_tasks[0].icvs);  // [P-OMP KMPC K15]
   t->implicit_tasks[0].icvs.cgroup = &ts->cgroup;  // [P-OMP Limit] an initial thread's own group
   t->implicit_tasks[0].children.owner = ts;

@@ -4,15 +4,22 @@
  *   setenv:  OMP_SCHEDULE set by the program before its first region is the one it gets.
  *   format:  a leading 0 without '.' and unknown fields read as libomp reads them.
  *   display: OMP_DISPLAY_AFFINITY prints one line per team thread when a region's shape
- *            changes for it (the caller counts the lines: 4 + 12 + 4). */
+ *            changes for it (the caller counts the lines: 4 + 12 + 4).
+ * [P-OMP KMPC K17], the environment read at the first OpenMP call:
+ *   hwsubset:  KMP_HW_SUBSET set by the program before its first call narrows OMP_PLACES=cores
+ *              to one core of one CPU, and the initial thread keeps its mask until a region.
+ *   badplaces: a bad OMP_PLACES falls back to cores, with binding on.
+ *   blocktime: kmp_set_blocktime as the first OpenMP call outlives KMP_BLOCKTIME.
+ * main itself makes no other OpenMP call (see there). */
+#define _GNU_SOURCE
 #include <omp.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 
-int main(int argc, char** argv) {
-  const char* mode = argc > 1 ? argv[1] : "default";
+static __attribute__((noinline)) int run_mode(const char* mode) {
   if (strcmp(mode, "default") == 0) {
     omp_sched_t kind;
     int chunk = -1;
@@ -50,6 +57,26 @@ int main(int argc, char** argv) {
       bad += n != strlen(want) || strcmp(buf, want) != 0;
     }
     CHECK(bad == 0);
+  } else if (strcmp(mode, "hwsubset") == 0) {
+    cpu_set_t before, after;
+    CHECK(sched_getaffinity(0, sizeof before, &before) == 0);
+    if (CPU_COUNT(&before) < 2) return 0; /* nothing to narrow */
+    CHECK(omp_get_num_places() == 1);
+    CHECK(omp_get_place_num_procs(0) == 1);
+    CHECK(sched_getaffinity(0, sizeof after, &after) == 0);
+    CHECK(CPU_EQUAL(&before, &after));
+    int place = -2;
+#pragma omp parallel num_threads(1)
+    place = omp_get_place_num();
+    CHECK(place == 0);
+  } else if (strcmp(mode, "badplaces") == 0) {
+    CHECK(omp_get_num_places() >= 1);
+    CHECK(omp_get_proc_bind() != omp_proc_bind_false);
+  } else if (strcmp(mode, "blocktime") == 0) {
+    CHECK(kmp_get_blocktime() == 0);
+#pragma omp parallel num_threads(2)
+    {}
+    CHECK(kmp_get_blocktime() == 0);
   } else {
     int count = 0;
     omp_set_affinity_format("TESTER: tl:%L tn:%n nt:%N");
@@ -66,4 +93,13 @@ int main(int argc, char** argv) {
     CHECK(count == 28);
   }
   return 0;
+}
+
+/* main makes no OpenMP call: clang calls __kmpc_global_thread_num on entry to a function
+ * that has a region, the program's first OpenMP call here. */
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "default";
+  if (strcmp(mode, "hwsubset") == 0) setenv("KMP_HW_SUBSET", "1s,1c,1t", 1);
+  if (strcmp(mode, "blocktime") == 0) kmp_set_blocktime(0); /* the first OpenMP call */
+  return run_mode(mode);
 }
