@@ -379,13 +379,13 @@ void apply_kmpc_defaults(icv& v) noexcept {
 namespace {
 // What follows the first reading: the KMP_SETTINGS and OMP_DISPLAY_ENV reports, the teams
 // variables, and for a gcc program the initial thread's place when binding is on (a libomp
-// program's threads outside every region keep their mask, as libomp's root threads do).
+// program's first region or place query settles it, as libomp's middle initialisation).
 void announce(const global_config& c) {
   if (c.kmp_settings) display_kmp_settings(c);
   if (c.display_env != 0) display_environment(c);
   (void)max_teams();  // teams.cpp reads OMP_NUM_TEAMS and OMP_TEAMS_THREAD_LIMIT on first use
   (void)teams_thread_limit();
-  if (!libomp_linked()) bind_initial_thread();
+  if (!libomp_linked()) settle_initial_place();
 }
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -376,6 +377,7 @@ void read_places(global_config& c) {
 // [P-OMP Bind] B1: the team's policy is the proc_bind clause (flags & 7) unless bind-var is
 // false; true means close. The primary's place and partition come from the encountering team.
 void plan_binding(thread_state& ts, team& t, unsigned flags, icv& inherited) noexcept {
+  settle_initial_place();  // [P-OMP KMPC K17] a libomp program's first region
   const unsigned bind_var = ts.cur_task->icvs.bind;
   const unsigned clause = flags & 7;
   if (bind_var != 0 && clause != 0) inherited.bind = clause;
@@ -450,6 +452,17 @@ void unbind_thread() noexcept {
 }
 
 void remember_initial_mask() noexcept { (void)initial_mask(); }
+
+namespace {
+// [P-OMP KMPC K17] whether the initial place was settled (relaxed: the flag guards only itself)
+std::atomic<bool> g_initial_place_settled{false};
+}  // namespace
+
+void settle_initial_place() noexcept {
+  if (g_initial_place_settled.load(std::memory_order_relaxed)) return;
+  if (g_initial_place_settled.exchange(true, std::memory_order_relaxed)) return;
+  bind_initial_thread();
+}
 
 void bind_initial_thread() noexcept {
   (void)initial_mask();

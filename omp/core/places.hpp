@@ -21,6 +21,9 @@ void bind_team_thread(const team& t, unsigned id) noexcept;
 void unbind_thread() noexcept;
 void bind_initial_thread() noexcept;    // at load: the initial thread takes place 0 when binding is on
 void remember_initial_mask() noexcept;  // at load: the mask an unbound thread returns to
+// [P-OMP KMPC K17] once per process: the calling thread takes place 0 when binding is on (at
+// load for a gcc program; a libomp program's first region or place query, as libomp's)
+void settle_initial_place() noexcept;
 int place_of(const team& t, unsigned id) noexcept;
 void partition_of(const team& t, unsigned id, int& lo, int& len) noexcept;
 // The place list (OMP_PLACES): how many places, the processors of one (none for a number

@@ -7,7 +7,9 @@
  *            changes for it (the caller counts the lines: 4 + 12 + 4).
  * [P-OMP KMPC K17], the environment read at the first OpenMP call:
  *   hwsubset:  KMP_HW_SUBSET set by the program before its first call narrows OMP_PLACES=cores
- *              to one core of one CPU, and the initial thread keeps its mask until a region.
+ *              to one core of one CPU.
+ *   settle:    with binding on, omp_set_num_threads leaves the initial thread unbound and
+ *              the first place query binds it to place 0, as libomp's middle initialisation.
  *   badplaces: a bad OMP_PLACES falls back to cores, with binding on.
  *   blocktime: kmp_set_blocktime as the first OpenMP call outlives KMP_BLOCKTIME.
  * main itself makes no other OpenMP call (see there). */
@@ -18,6 +20,13 @@
 #include <string.h>
 
 #include "check.h"
+
+/* Through volatile pointers: clang takes the place queries for functions without side
+ * effects and may call them earlier or later than written (across sched_getaffinity). */
+static int (*volatile num_places)(void) = omp_get_num_places;
+static int (*volatile place_num_procs)(int) = omp_get_place_num_procs;
+static int (*volatile place_num)(void) = omp_get_place_num;
+static cpu_set_t initial_mask;
 
 static __attribute__((noinline)) int run_mode(const char* mode) {
   if (strcmp(mode, "default") == 0) {
@@ -61,16 +70,25 @@ static __attribute__((noinline)) int run_mode(const char* mode) {
     cpu_set_t before, after;
     CHECK(sched_getaffinity(0, sizeof before, &before) == 0);
     if (CPU_COUNT(&before) < 2) return 0; /* nothing to narrow */
-    CHECK(omp_get_num_places() == 1);
-    CHECK(omp_get_place_num_procs(0) == 1);
+    CHECK(num_places() == 1);
+    CHECK(place_num_procs(0) == 1);
     CHECK(sched_getaffinity(0, sizeof after, &after) == 0);
-    CHECK(CPU_EQUAL(&before, &after));
+    CHECK(CPU_COUNT(&after) == 1); /* the first place query binds, as libomp's does */
     int place = -2;
 #pragma omp parallel num_threads(1)
     place = omp_get_place_num();
     CHECK(place == 0);
+  } else if (strcmp(mode, "settle") == 0) {
+    /* main called omp_set_num_threads only: still unbound, until a place query */
+    cpu_set_t mask;
+    CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0);
+    if (CPU_COUNT(&mask) < 2) return 0;
+    CHECK(CPU_EQUAL(&mask, &initial_mask));
+    CHECK(place_num() == 0);
+    CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0);
+    CHECK(CPU_COUNT(&mask) == place_num_procs(0));
   } else if (strcmp(mode, "badplaces") == 0) {
-    CHECK(omp_get_num_places() >= 1);
+    CHECK(num_places() >= 1);
     CHECK(omp_get_proc_bind() != omp_proc_bind_false);
   } else if (strcmp(mode, "blocktime") == 0) {
     CHECK(kmp_get_blocktime() == 0);
@@ -101,5 +119,7 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "default";
   if (strcmp(mode, "hwsubset") == 0) setenv("KMP_HW_SUBSET", "1s,1c,1t", 1);
   if (strcmp(mode, "blocktime") == 0) kmp_set_blocktime(0); /* the first OpenMP call */
+  CHECK(sched_getaffinity(0, sizeof initial_mask, &initial_mask) == 0);
+  if (strcmp(mode, "settle") == 0) omp_set_num_threads(2);
   return run_mode(mode);
 }
