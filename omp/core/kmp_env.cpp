@@ -302,7 +302,8 @@ void read_one(global_config& c, const char* entry) {
   } else if (kmp_var_is(entry, "KMP_VERSION", v)) {
     bool on = false;
     if (parse_kmp_bool(v, on) && on) std::fprintf(stderr, "forkjoin-omp: libforkjoin-omp (OpenMP on forkjoin)\n");
-  } else if (kmp_var_is(entry, "KMP_TEAMS_THREAD_LIMIT", v) || kmp_var_is(entry, "KMP_HW_SUBSET", v)) {
+  } else if (kmp_var_is(entry, "KMP_TEAMS_THREAD_LIMIT", v) || kmp_var_is(entry, "KMP_TEAMS_PROC_BIND", v) ||
+             kmp_var_is(entry, "KMP_HW_SUBSET", v)) {
     // read where they act: teams.cpp and places.cpp
   } else if (kmp_var_is(entry, "KMP_DISP_NUM_BUFFERS", v) &&
              (std::strtol(v, nullptr, 10) < 1 || std::strtol(v, nullptr, 10) > 4096)) {
