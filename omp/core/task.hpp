@@ -111,6 +111,10 @@ void taskloop_ull(fn_t fn, void* data, void (*cpyfn)(void*, void*), long arg_siz
 void taskwait(thread_state& ts) noexcept;
 // taskwait depend(...): waits for the current task's children that those dependences name.
 void taskwait_depend(void** depend);
+// [P-OMP KMPC K18] the hidden helper tasks' global thread ids are 1..hidden_helper_count()
+// (LIBOMP_NUM_HIDDEN_HELPER_THREADS, default 8, read once when first needed); team.cpp numbers
+// every thread around them.
+int hidden_helper_count() noexcept;
 
 // [P-OMP Detach] (detach.cpp). A new detached task's event handle, registered until fulfilled.
 void* register_event(task* t);

@@ -160,12 +160,41 @@ void wait_descendants(thread_state& ts, count_latch& latch) noexcept {
 __thread thread_state* tls_state = nullptr;
 
 namespace {
-std::atomic<int> next_gtid{0};  // the gtids, in order of first use
+std::atomic<int> threads_made{0};  // thread states made so far, in order of first use
+
+// [P-OMP KMPC K18] libomp's LIBOMP_NUM_HIDDEN_HELPER_THREADS, read as libomp reads it: 0 to 16,
+// a larger value is 16, anything else the default 8.
+constexpr int k_hidden_helpers_default = 8;
+constexpr int k_hidden_helpers_max = 16;
+int read_hidden_helper_count() noexcept {
+  const char* s = std::getenv("LIBOMP_NUM_HIDDEN_HELPER_THREADS");
+  if (s == nullptr) return k_hidden_helpers_default;
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  while (end != s && (*end == ' ' || *end == '\t')) ++end;
+  if (end == s || *end != '\0' || v < 0) {
+    kmp_notice("LIBOMP_NUM_HIDDEN_HELPER_THREADS=%s is not a number; %d is used, as libomp does", s,
+               k_hidden_helpers_default);
+    return k_hidden_helpers_default;
+  }
+  if (v > k_hidden_helpers_max) {
+    kmp_notice("LIBOMP_NUM_HIDDEN_HELPER_THREADS=%s is too large; %d is used, as libomp does", s, k_hidden_helpers_max);
+    return k_hidden_helpers_max;
+  }
+  return static_cast<int>(v);
+}
 }  // namespace
+
+int hidden_helper_count() noexcept {
+  static const int n = read_hidden_helper_count();  // once, when first needed
+  return n;
+}
 
 thread_state& make_self() noexcept {
   auto* ts = new thread_state;
-  ts->gtid = next_gtid.fetch_add(1, std::memory_order_relaxed);  // a number, nothing to publish
+  const int made = threads_made.fetch_add(1, std::memory_order_relaxed);  // a number, nothing to publish
+  // [P-OMP KMPC K18] the first thread is 0, the others come after the hidden helpers' 1..N
+  ts->gtid = made == 0 ? 0 : made + hidden_helper_count();
   const global_config& c = config();  // first: a team reads it ([P-OMP KMPC K17])
   auto* t = new team(1);
   t->implicit_tasks[0].icvs = c.initial;
@@ -254,7 +283,7 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
 
 void adopt_self(thread_state& ts) noexcept { tls_state = &ts; }
 
-int thread_count() noexcept { return next_gtid.load(std::memory_order_relaxed); }
+int thread_count() noexcept { return threads_made.load(std::memory_order_relaxed); }
 
 // ---- teams -------------------------------------------------------------------------------
 

@@ -9,6 +9,11 @@
 #include "kmpc.hpp"
 
 namespace forkjoin::omp::kmpc {
+
+// [P-OMP KMPC K18] (kmpc_task.cpp) the gtid the calling thread runs under: a hidden helper's
+// while it runs a hidden helper task, else its own.
+kmp_int32 current_gtid(const thread_state& ts) noexcept;
+
 namespace {
 
 // The microtask is an ordinary function of (gtid*, tid*, a0, ..., a(n-1)) that the compiler
@@ -75,7 +80,7 @@ class fork_args {
 void run_microtask(void* data) {
   const auto& c = *static_cast<const microtask_call*>(data);
   const thread_state& ts = self();
-  invoke_microtask(c, ts.gtid, static_cast<kmp_int32>(ts.id));
+  invoke_microtask(c, current_gtid(ts), static_cast<kmp_int32>(ts.id));
 }
 
 }  // namespace
@@ -96,7 +101,7 @@ void invoke_microtask(const microtask_call& c, kmp_int32 gtid, kmp_int32 tid) {
 using namespace forkjoin::omp;
 using namespace forkjoin::omp::kmpc;
 
-FORKJOIN_OMP_EXPORT kmp_int32 __kmpc_global_thread_num(ident*) { return self().gtid; }
+FORKJOIN_OMP_EXPORT kmp_int32 __kmpc_global_thread_num(ident*) { return current_gtid(self()); }
 FORKJOIN_OMP_EXPORT kmp_int32 __kmpc_global_num_threads(ident*) { return thread_count(); }
 FORKJOIN_OMP_EXPORT kmp_int32 __kmpc_bound_thread_num(ident*) { return static_cast<kmp_int32>(self().id); }
 FORKJOIN_OMP_EXPORT kmp_int32 __kmpc_bound_num_threads(ident*) {
@@ -136,7 +141,7 @@ FORKJOIN_OMP_EXPORT void __kmpc_fork_call(ident*, kmp_int32 argc, microtask_t mi
   ts.kmpc.push_threads = 0;
   ts.kmpc.push_bind = 0;
   begin_region(ts, &run_microtask, &c, resolve_num_threads(ts, requested), bind);
-  invoke_microtask(c, ts.gtid, 0);
+  invoke_microtask(c, current_gtid(ts), 0);
   end_region(ts);
 }
 

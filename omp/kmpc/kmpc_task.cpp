@@ -2,10 +2,15 @@
 // between __kmpc_omp_task_alloc and __kmpc_omp_task), dependences, if(0) tasks the compiler
 // runs itself, untied continuations, detach, taskwait, taskgroup and taskloop, all on the
 // core's tasks ([P-OMP Task], [P-OMP Depend], [P-OMP Detach]). [P-OMP KMPC]
+#include <atomic>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <new>
+
+#include <strings.h>
 
 #include "kmpc.hpp"
 
@@ -23,6 +28,7 @@ struct header {
   bool started = false;     // its body ran (an untied task calling __kmpc_omp_task on itself continues)
   bool again = false;       // a continuation is pending: the body runs again at once
   bool inline_if0 = false;  // the compiler runs the body itself (begin_if0 .. complete_if0)
+  bool hidden = false;      // a hidden helper task: runs under a hidden helper's gtid ([P-OMP KMPC K18])
 };
 struct block {
   task core;
@@ -42,20 +48,107 @@ void run_destructors(block& b, kmp_int32 gtid) {
   }
 }
 
-// The core's body of every KMPC task: the compiler's routine, again for each continuation an
-// untied task asked for while it ran, then the destructors of its private data. A task without
-// a routine is empty (`taskwait depend(...) nowait` is one, with its dependences).
-void run_body(void* data) {
-  auto* kt = static_cast<kmp_task*>(data);
-  block& b = *block_of(kt);
-  const kmp_int32 gtid = self().gtid;
-  b.x.started = true;
-  if (kt->routine == nullptr) return;
+// ---- hidden helper identities ([P-OMP KMPC K18]) -----------------------------------------
+
+// libomp's flag of a hidden helper task (the hidden_helper bit of its task flags)
+constexpr kmp_int32 k_task_hidden_helper = 0x80;
+
+// The hidden helper gtids in use here: N unless LIBOMP_USE_HIDDEN_HELPER_TASK is false, when
+// hidden helper tasks are ordinary tasks (libomp keeps the range of gtids then, and so does
+// team.cpp). Read once, when first needed.
+int read_hidden_helpers() noexcept {
+  if (const char* s = std::getenv("LIBOMP_USE_HIDDEN_HELPER_TASK")) {
+    for (const char* no : {"0", "false", "off", "no", "disable", "disabled", ".false."})
+      if (strcasecmp(s, no) == 0) return 0;
+    bool yes = false;
+    for (const char* y : {"1", "true", "on", "yes", "enable", "enabled", ".true."}) yes = yes || strcasecmp(s, y) == 0;
+    if (!yes) kmp_notice("LIBOMP_USE_HIDDEN_HELPER_TASK=%s is not a boolean; true is used, as libomp does", s);
+  }
+  return hidden_helper_count();
+}
+int hidden_helpers() noexcept {
+  static const int n = read_hidden_helpers();
+  return n;
+}
+
+// Bit k set: gtid k + 1 is held by a thread running a hidden helper task. Relaxed: a bit hands
+// out a number and guards no data; the read-modify-writes alone make each claim unique.
+std::atomic<std::uint32_t> g_hidden_busy{0};
+
+// The hidden helper gtid the calling thread runs under (0: its own gtid). Thread-local,
+// initial-exec as tls_state: one load on __kmpc_global_thread_num's path.
+__thread kmp_int32 tls_hidden_gtid __attribute__((tls_model("initial-exec"))) = 0;
+
+}  // namespace
+
+// The gtid the calling thread runs under: a hidden helper's while it runs a hidden helper
+// task, else its own.
+kmp_int32 current_gtid(const thread_state& ts) noexcept {
+  const kmp_int32 h = tls_hidden_gtid;
+  return h != 0 ? h : ts.gtid;
+}
+
+namespace {
+
+struct hidden_identity {
+  kmp_int32 gtid;  // 1..N
+  bool owned;      // claimed here: released when the body returns
+};
+
+// A free gtid of 1..N, else (every one is held: more threads run hidden helper tasks at once
+// than libomp has helpers) one shared with its holder, so the number stays in the range.
+hidden_identity claim_hidden(const thread_state& ts) noexcept {
+  const int n = hidden_helpers();
+  const std::uint32_t all = (std::uint32_t{1} << n) - 1;  // n <= 16
+  std::uint32_t busy = g_hidden_busy.load(std::memory_order_relaxed);
+  while ((busy & all) != all) {
+    const int k = std::countr_one(busy);
+    if (g_hidden_busy.compare_exchange_weak(busy, busy | (std::uint32_t{1} << k), std::memory_order_relaxed))
+      return {k + 1, true};
+  }
+  return {1 + ts.gtid % n, false};
+}
+
+// Runs the compiler's routine, again for each continuation an untied task asked for while it
+// ran, then the destructors of its private data.
+void run_routine(block& b, kmp_task* kt, kmp_int32 gtid) {
   do {
     b.x.again = false;
     kt->routine(gtid, kt);
   } while (b.x.again);
   run_destructors(b, gtid);
+}
+
+// The core's body of every KMPC task. A task without a routine is empty (`taskwait
+// depend(...) nowait` is one, with its dependences). [P-OMP KMPC K18] a body runs under the
+// identity of its task: a hidden helper task under a hidden helper gtid (the one its thread
+// already holds when it runs it inside another hidden helper task's wait, else one claimed for
+// the body), any other task under its thread's own.
+void run_body(void* data) {
+  auto* kt = static_cast<kmp_task*>(data);
+  block& b = *block_of(kt);
+  b.x.started = true;
+  if (kt->routine == nullptr) return;
+  const thread_state& ts = self();
+  const kmp_int32 outer = tls_hidden_gtid;
+  if (!b.x.hidden && outer == 0) [[likely]] {
+    run_routine(b, kt, ts.gtid);
+    return;
+  }
+  hidden_identity h{0, false};
+  if (b.x.hidden) h = outer != 0 ? hidden_identity{outer, false} : claim_hidden(ts);
+  tls_hidden_gtid = h.gtid;
+  run_routine(b, kt, h.gtid != 0 ? h.gtid : ts.gtid);
+  tls_hidden_gtid = outer;
+  if (h.owned) g_hidden_busy.fetch_and(~(std::uint32_t{1} << (h.gtid - 1)), std::memory_order_relaxed);
+}
+
+// [P-OMP KMPC K18] a task is a hidden helper task when the compiler marks it so (a target
+// task), or when an explicit task running under a hidden helper gtid creates it (libomp's
+// hidden helper threads run what they create); not while hidden helpers are off.
+bool hidden_child(const thread_state& ts, kmp_int32 flags) noexcept {
+  if ((flags & k_task_hidden_helper) == 0 && (tls_hidden_gtid == 0 || ts.cur_task->implicit)) return false;
+  return hidden_helpers() != 0;
 }
 
 // A block for `bytes` of kmp_task, private data and shareds; the caller fills the kmp_task.
@@ -95,7 +188,7 @@ void submit(thread_state& ts, block& b, bool if_clause, void** depend) {
   // [P-OMP Cancel K5] nothing new runs in a cancelled team or group; a detached task stays,
   // since its event may still be fulfilled (K5 skips its body)
   if (creation_cancelled(ts) && !t->detached) {
-    discard(b, ts.gtid);
+    discard(b, current_gtid(ts));
     return;
   }
   submit_task(ts, t, if_clause, depend, t->detached);
@@ -156,16 +249,18 @@ FORKJOIN_OMP_EXPORT kmp_task* __kmpc_omp_task_alloc(ident*, kmp_int32, kmp_int32
   if ((flags & k_task_proxy) != 0) unsupported("proxy tasks (__kmpc_omp_task_alloc)");
   thread_state& ts = self();
   block* b = allocate(task_size, shareds_size, flags);
+  b->x.hidden = hidden_child(ts, flags);
   task_of(b)->routine = entry;
   init_child(ts, &b->core, (flags & k_task_final) != 0);
   return task_of(b);
 }
 
-// a target task on the host device is an ordinary task
+// [P-OMP KMPC K18] a target task (`target nowait`, on the host device) is a hidden helper task,
+// as in libomp, unless hidden helpers are off; an ordinary task then.
 FORKJOIN_OMP_EXPORT kmp_task* __kmpc_omp_target_task_alloc(ident* loc, kmp_int32 gtid, kmp_int32 flags,
                                                            std::size_t task_size, std::size_t shareds_size,
                                                            routine_t entry, kmp_int64) {
-  return __kmpc_omp_task_alloc(loc, gtid, flags, task_size, shareds_size, entry);
+  return __kmpc_omp_task_alloc(loc, gtid, flags | k_task_hidden_helper, task_size, shareds_size, entry);
 }
 
 // [P-OMP KMPC K10] a task submitted again by its own body is an untied task's continuation
@@ -312,6 +407,7 @@ void taskloop(kmp_int32 gtid, kmp_task* pattern, int if_val, const kmp_uint64* l
     if (shorter_last && i + 1 == num_tasks) n -= last_chunk;
     const kmp_uint64 hi = lo + (n - 1) * static_cast<kmp_uint64>(st);
     block* b = make_block(pb.x.bytes, pb.x.flags);
+    b->x.hidden = pb.x.hidden;  // [P-OMP KMPC K18]
     kmp_task* kt = task_of(b);
     std::memcpy(kt, pattern, pb.x.bytes);
     if (pattern->shareds != nullptr) kt->shareds = reinterpret_cast<char*>(kt) + shareds_at;
