@@ -84,8 +84,8 @@ void display_environment(const global_config& c) {
   line("OMP_WAIT_POLICY", blocktime == 0 ? "PASSIVE" : "ACTIVE");
   line("OMP_THREAD_LIMIT", std::to_string(c.thread_limit != 0 ? c.thread_limit : 4294967295u));
   line("OMP_MAX_ACTIVE_LEVELS", std::to_string(v.max_active_levels));
-  line("OMP_NUM_TEAMS", "0");
-  line("OMP_TEAMS_THREAD_LIMIT", "0");
+  line("OMP_NUM_TEAMS", std::to_string(max_teams()));
+  line("OMP_TEAMS_THREAD_LIMIT", std::to_string(teams_thread_limit()));
   line("OMP_CANCELLATION", c.cancellation ? "TRUE" : "FALSE");
   line("OMP_DEFAULT_DEVICE", std::to_string(c.default_device));
   line("OMP_MAX_TASK_PRIORITY", std::to_string(c.max_task_priority));
