@@ -98,6 +98,12 @@ inline const global_config& config() noexcept {
   const global_config* c = g_config.load(std::memory_order_acquire);
   return c != nullptr ? *c : read_config();
 }
+// [P-OMP KMPC K17] g_settings for a kmp_* routine: the environment is read first (a libomp
+// program's may not be yet), so its values never overwrite the program's later ones
+inline run_settings& current_settings() noexcept {
+  (void)config();
+  return g_settings;
+}
 // The predefined allocators' names, index = handle (alloc.cpp).
 extern const char* const k_allocator_names[9];
 // thread-limit-var for a task with ICVs v: a teams or target clause, else OMP_THREAD_LIMIT,

@@ -60,19 +60,13 @@ void kmp_notice(const char* fmt, ...) {
   std::fprintf(stderr, "forkjoin-omp: %s\n", text);
 }
 
-// [P-OMP KMPC K17] each of these reads the environment first, if the program's first OpenMP
-// call is one of them, so the environment's value cannot overwrite the program's later.
-void set_blocktime(int ms) noexcept {
-  (void)config();
-  g_settings.blocktime.store(ms < 0 ? 0 : ms, std::memory_order_relaxed);
-}
+void set_blocktime(int ms) noexcept { current_settings().blocktime.store(ms < 0 ? 0 : ms, std::memory_order_relaxed); }
 
 // libomp's modes: serial runs every region with one thread; throughput brings an infinite
 // blocktime back to the default (__kmp_aux_set_library); turnaround changes nothing here.
 void set_library(int mode) noexcept {
   if (mode < 1 || mode > 3) return;
-  (void)config();
-  g_settings.library.store(mode, std::memory_order_relaxed);
+  current_settings().library.store(mode, std::memory_order_relaxed);
   if (mode == 3 && g_settings.blocktime.load(std::memory_order_relaxed) == k_blocktime_infinite)
     g_settings.blocktime.store(k_blocktime_ladder, std::memory_order_relaxed);
 }
@@ -337,7 +331,7 @@ void read_kmp_environment(global_config& c) {
 // kmp_set_defaults: what can change at run time changes; the rest gets a notice.
 void apply_kmp_defaults(const char* text) {
   if (text == nullptr) return;
-  (void)config();
+  (void)current_settings();  // [P-OMP KMPC K17] the environment first
   const std::string all = text;
   for (std::size_t at = 0; at <= all.size();) {
     std::size_t end = all.find('|', at);

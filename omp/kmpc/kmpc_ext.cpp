@@ -17,15 +17,9 @@
 using namespace forkjoin::omp;
 
 namespace {
-// [P-OMP KMPC K17] a libomp program's environment is read at its first OpenMP call: a kmp_*
-// setter or getter that comes first reads it before it changes or reports a setting
-run_settings& settings() noexcept {
-  (void)config();
-  return g_settings;
-}
 // kmp_get_stacksize_s: the size set, else the size a thread gets by default
 std::size_t stack_size_now() {
-  const std::size_t s = settings().stack_size.load(std::memory_order_relaxed);
+  const std::size_t s = current_settings().stack_size.load(std::memory_order_relaxed);
   if (s != 0) return s;
   pthread_attr_t attr;
   std::size_t size = 0;
@@ -47,7 +41,7 @@ FORKJOIN_OMP_EXPORT void kmp_set_blocktime(int ms) { set_blocktime(ms); }
 FORKJOIN_OMP_EXPORT void kmpc_set_blocktime(int ms) { set_blocktime(ms); }
 // The default ladder's active spin (k_active_spin, 200 us) reads as 1 ms, rounded up.
 FORKJOIN_OMP_EXPORT int kmp_get_blocktime() {
-  const int b = settings().blocktime.load(std::memory_order_relaxed);
+  const int b = current_settings().blocktime.load(std::memory_order_relaxed);
   return b == k_blocktime_ladder ? 1 : b;
 }
 
@@ -58,12 +52,12 @@ FORKJOIN_OMP_EXPORT void kmpc_set_library(int mode) { set_library(mode); }
 FORKJOIN_OMP_EXPORT void kmp_set_library_serial() { set_library(1); }
 FORKJOIN_OMP_EXPORT void kmp_set_library_turnaround() { set_library(2); }
 FORKJOIN_OMP_EXPORT void kmp_set_library_throughput() { set_library(3); }
-FORKJOIN_OMP_EXPORT int kmp_get_library() { return settings().library.load(std::memory_order_relaxed); }
+FORKJOIN_OMP_EXPORT int kmp_get_library() { return current_settings().library.load(std::memory_order_relaxed); }
 
 // ---- stack size of the threads started from now on (the pool's, if it is not running yet) -
 
 FORKJOIN_OMP_EXPORT void kmp_set_stacksize_s(std::size_t size) {
-  if (size != 0) settings().stack_size.store(size, std::memory_order_relaxed);
+  if (size != 0) current_settings().stack_size.store(size, std::memory_order_relaxed);
 }
 FORKJOIN_OMP_EXPORT void kmp_set_stacksize(int size) {
   if (size > 0) kmp_set_stacksize_s(static_cast<std::size_t>(size));
@@ -80,8 +74,8 @@ FORKJOIN_OMP_EXPORT int kmp_get_stacksize() {
 
 FORKJOIN_OMP_EXPORT void kmp_set_defaults(const char* text) { apply_kmp_defaults(text); }
 FORKJOIN_OMP_EXPORT void kmpc_set_defaults(const char* text) { apply_kmp_defaults(text); }
-FORKJOIN_OMP_EXPORT void kmp_set_warnings_on() { settings().warnings.store(true, std::memory_order_relaxed); }
-FORKJOIN_OMP_EXPORT void kmp_set_warnings_off() { settings().warnings.store(false, std::memory_order_relaxed); }
+FORKJOIN_OMP_EXPORT void kmp_set_warnings_on() { current_settings().warnings.store(true, std::memory_order_relaxed); }
+FORKJOIN_OMP_EXPORT void kmp_set_warnings_off() { current_settings().warnings.store(false, std::memory_order_relaxed); }
 
 // ---- affinity masks: a heap cpu_set_t; kmp_set_affinity binds the calling thread (until a
 // team turn binds it to its place, when OMP_PROC_BIND or KMP_AFFINITY is on) -----------------
