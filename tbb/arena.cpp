@@ -116,27 +116,93 @@ void unregister_arena(arena* a) {
   if (it != tl::g_arenas->end() && it->second == a) tl::g_arenas->erase(it);
 }
 
-}  // namespace
+// [P-TBB Arena A7] the borrowing arena this thread entered by execute (null: none), so that
+// a nested execute of the same arena, attach and this_task_arena::max_concurrency see it.
+thread_local arena* t_entered = nullptr;
 
-// [P-TBB Arena A4] an initialized task_arena owns a pool of its concurrency (automatic: the
-// implicit arena's), capped by max_allowed_parallelism and built with thread_stack_size.
-void initialize(d1::task_arena_base& ta) {
-  int& requested = task_arena_impl::requested(ta);
-  std::size_t n =
-      requested > 0 ? static_cast<std::size_t>(requested) : static_cast<std::size_t>(tl::implicit_concurrency());
-  const std::size_t cap = tl::active_value(d1::global_control::max_allowed_parallelism);
-  if (cap != 0) n = std::min(n, cap);
+// [P-TBB Arena A7] runs d as a thread of a's pool. A borrowing arena entered by a thread
+// that was already running that pool's work (`from_inside`) isolates d; one entered from
+// outside the pool (its external slot, or a worker running the injected functor) does not.
+void run_entered(arena* a, d1::delegate_base& d, bool from_inside) {
+  if (!a->isolates() || t_entered == a) {
+    d();
+    return;
+  }
+  struct restore {
+    arena* prev;
+    ~restore() { t_entered = prev; }
+  } guard{t_entered};
+  t_entered = a;
+  if (!from_inside) {
+    d();
+    return;
+  }
+  const forkjoin::detail::isolation_scope scope(*forkjoin::detail::tls_worker);
+  d();
+}
+
+// [P-TBB Arena A4] a pool of n threads for an arena, built with thread_stack_size.
+std::unique_ptr<forkjoin::pool> arena_pool(std::size_t n) {
   forkjoin::pool_options o;
   o.num_threads = n;
   o.thread_name_prefix = "forkjoin-arena";
   if (const std::size_t stack = tl::active_value(d1::global_control::thread_stack_size); stack != 0)
     o.stack_size = stack;
-  auto own = std::make_unique<forkjoin::pool>(o);
+  return std::make_unique<forkjoin::pool>(o);
+}
+
+// The borrowing arena this thread is inside, null when none (or when it runs elsewhere now).
+arena* entered_here() noexcept {
+  const forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
+  arena* a = t_entered;
+  return a != nullptr && w != nullptr && w->pool_ == &a->pool() ? a : nullptr;
+}
+
+}  // namespace
+
+// [P-TBB Arena A4] an initialized task_arena owns a pool of its concurrency, capped by
+// max_allowed_parallelism and built with thread_stack_size; [P-TBB Arena A7] unless its
+// concurrency (automatic: the implicit arena's) reaches the implicit arena's and at most one
+// slot is reserved: then it borrows the implicit arena's pool and creates no thread.
+void initialize(d1::task_arena_base& ta) {
+  int& requested = task_arena_impl::requested(ta);
+  const int implicit = tl::implicit_concurrency();
+  std::size_t n = requested > 0 ? static_cast<std::size_t>(requested) : static_cast<std::size_t>(implicit);
+  const std::size_t cap = tl::active_value(d1::global_control::max_allowed_parallelism);
+  if (cap != 0) n = std::min(n, cap);
+  if (n >= static_cast<std::size_t>(implicit) && task_arena_impl::reserved(ta) <= 1) {
+    auto* a = new arena(&tl::implicit_pool(), static_cast<int>(n), true);
+    if (requested <= 0) requested = static_cast<int>(n);
+    task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // [P-TBB Arena A4] pairs with arena_of
+    return;
+  }
+  auto own = arena_pool(n);
   pool_impl* impl = &forkjoin::detail::impl_of(*own);
   auto* a = new arena(std::move(own), impl, static_cast<int>(n));
   if (requested <= 0) requested = static_cast<int>(n);
   register_arena(a);
   task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // [P-TBB Arena A4] pairs with arena_of
+}
+
+pool_impl& arena::use() noexcept {
+  kind k = kind_.load(std::memory_order_acquire);  // [P-TBB Arena A8] pairs with own_if_fresh's release store
+  if (k == kind::fresh && kind_.compare_exchange_strong(k, kind::used, std::memory_order_acq_rel))
+    k = kind::used;                // acq_rel: pairs with own_if_fresh's CAS, exactly one of the two wins
+  while (k == kind::converting) {  // an observer is giving the arena its own pool: wait for it
+    std::this_thread::yield();
+    k = kind_.load(std::memory_order_acquire);  // [P-TBB Arena A8] pairs with own_if_fresh's release store
+  }
+  return pool();
+}
+
+bool arena::own_if_fresh(std::unique_ptr<forkjoin::pool>& own) noexcept {
+  kind k = kind::fresh;
+  // acq_rel: pairs with use()'s CAS, exactly one of the two wins [P-TBB Arena A8]
+  if (!kind_.compare_exchange_strong(k, kind::converting, std::memory_order_acq_rel)) return false;
+  own_ = std::move(own);
+  impl_.store(&forkjoin::detail::impl_of(*own_), std::memory_order_release);  // [P-TBB Arena A8] pairs with pool()
+  kind_.store(kind::owned, std::memory_order_release);                        // [P-TBB Arena A8] pairs with use()
+  return true;
 }
 
 void terminate(d1::task_arena_base& ta) {
@@ -151,8 +217,10 @@ void terminate(d1::task_arena_base& ta) {
 bool attach(d1::task_arena_base& ta) {
   forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
   if (w == nullptr) return false;
-  arena* a = nullptr;
-  {
+  arena* a = entered_here();  // [P-TBB Arena A7]
+  if (a != nullptr) {
+    a->add_ref();
+  } else {
     const std::lock_guard<std::mutex> lock(tl::g_arenas_mutex);
     if (tl::g_arenas != nullptr) {
       auto it = tl::g_arenas->find(w->pool_);
@@ -160,7 +228,7 @@ bool attach(d1::task_arena_base& ta) {
     }
     if (a != nullptr) a->add_ref();
   }
-  if (a == nullptr) a = new arena(nullptr, w->pool_, static_cast<int>(w->pool_size_));
+  if (a == nullptr) a = new arena(w->pool_, static_cast<int>(w->pool_size_), false);
   task_arena_impl::requested(ta) = a->concurrency();
   task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // pairs with arena_of
   return true;
@@ -171,25 +239,26 @@ void execute(d1::task_arena_base& ta, d1::delegate_base& d) {
   if (a == nullptr) throw std::logic_error("libforkjoin-tbb: task_arena::execute on an arena that is not initialized");
   // Work started inside runs on the arena's pool: this thread enters it (its external slot,
   // or an injected job while another thread holds that slot) and leaves when d returns.
+  pool_impl& p = a->use();  // [P-TBB Arena A8]
   const forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
-  if (w != nullptr && w->pool_ == &a->pool()) {
-    d();
+  if (w != nullptr && w->pool_ == &p) {
+    run_entered(a, d, true);
     return;
   }
   // [P-TBB Observe O2, O3] the calling thread, when it runs d itself, enters the arena's
   // observers before d and leaves them after (a worker running an injected d stays).
   const std::thread::id caller = std::this_thread::get_id();
-  tl::run_on(a->pool(), [&d, &a, caller] {
+  tl::run_on(p, [&d, &a, &p, caller] {
     if (std::this_thread::get_id() != caller) {
-      d();
+      run_entered(a, d, false);
       return;
     }
     struct leave_guard {
       forkjoin::detail::pool_impl& p;
       ~leave_guard() { tl::observers_leave(p); }
-    } guard{a->pool()};
+    } guard{p};
     tl::observers_on_task();
-    d();
+    run_entered(a, d, false);
   });
 }
 
@@ -210,6 +279,7 @@ int max_concurrency(const d1::task_arena_base* ta) {
     const int requested = task_arena_impl::requested(*ta);
     return requested > 0 ? requested : tl::implicit_concurrency();
   }
+  if (const arena* a = entered_here()) return a->concurrency();  // [P-TBB Arena A7]
   const forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
   return w != nullptr ? static_cast<int>(w->pool_size_) : tl::implicit_concurrency();
 }
@@ -225,7 +295,7 @@ pool_impl& pool_of(d1::task_arena_base* ta) {
   if (ta == nullptr) return tl::current_pool();
   arena* a = tl::arena_of(*ta);
   if (a == nullptr) throw std::logic_error("libforkjoin-tbb: task_arena::enqueue on an arena that is not initialized");
-  return a->pool();
+  return a->use();  // [P-TBB Arena A8]
 }
 
 // [P-TBB Arena A6] fire and forget: into the pool's injection queue, which every worker
@@ -246,7 +316,7 @@ void enqueue(d1::task& t, d1::task_group_context& ctx, d1::task_arena_base* ta) 
 void submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t) {
   d1::task_group_context& c = task_group_context_impl::actual(ctx);
   task_group_context_impl::bind(c);
-  tl::submit_to(a != nullptr ? a->pool() : tl::current_pool(), t, c, d1::no_slot);
+  tl::submit_to(a != nullptr ? a->use() : tl::current_pool(), t, c, d1::no_slot);
 }
 
 void wait(d1::task_arena_base&) { tl::refuse("task_arena::debug_wait_until_empty (r1::wait on an arena)"); }
@@ -303,3 +373,17 @@ bool finalize_impl(d1::task_scheduler_handle& handle) {
 bool finalize(d1::task_scheduler_handle& handle, std::intptr_t) { return finalize_impl(handle); }
 
 }  // namespace tbb::detail::r1
+
+namespace forkjoin::detail::tbb_layer {
+
+// [P-TBB Arena A8] an observer of a borrowing arena that has not run anything yet gives it a
+// pool of its own, so that the observer sees the arena's threads alone, as oneTBB's does.
+pool_impl& observed_pool(r1::arena& a) {
+  if (a.isolates()) {
+    auto own = r1::arena_pool(static_cast<std::size_t>(a.concurrency()));
+    if (a.own_if_fresh(own)) r1::register_arena(&a);
+  }
+  return a.pool();
+}
+
+}  // namespace forkjoin::detail::tbb_layer

@@ -100,14 +100,35 @@ class external_waiter {
 
 // A task arena: the forkjoin pool its tasks run on ([P-TBB Arena]). The implicit arena is
 // default_pool() (or, while a global_control caps parallelism below its size, a pool of
-// that size); an initialized task_arena owns a pool of its own.
+// that size); an initialized task_arena owns a pool of its own (A4) or borrows the implicit
+// arena's (A7) until an observer asks for it while it is still unused (A8).
 class arena {
  public:
+  enum class kind : std::uint8_t { owned, view, fresh, used, converting };
+  // An owned pool (A4).
   arena(std::unique_ptr<forkjoin::pool> own, forkjoin::detail::pool_impl* impl, int concurrency) noexcept
-      : own_(std::move(own)), impl_(impl), concurrency_(concurrency) {}
-  forkjoin::detail::pool_impl& pool() const noexcept { return *impl_; }
+      : own_(std::move(own)), impl_(impl), concurrency_(concurrency), kind_(kind::owned) {}
+  // A view of a pool it does not own (A3), or a borrowing arena (A7: `borrowing`).
+  arena(forkjoin::detail::pool_impl* impl, int concurrency, bool borrowing) noexcept
+      : impl_(impl), concurrency_(concurrency), kind_(borrowing ? kind::fresh : kind::view) {}
+  forkjoin::detail::pool_impl& pool() const noexcept {
+    return *impl_.load(std::memory_order_acquire);  // [P-TBB Arena A8] pairs with own_if_fresh's release store
+  }
+  // [P-TBB Arena A8] the pool to run on, marking a fresh borrowing arena used (it then
+  // never converts); waits out a conversion under way.
+  forkjoin::detail::pool_impl& use() noexcept;
+  // [P-TBB Arena A8] a borrowing arena still unused takes `own` as its pool; false when it
+  // is not fresh (it then keeps what it had).
+  bool own_if_fresh(std::unique_ptr<forkjoin::pool>& own) noexcept;
   int concurrency() const noexcept { return concurrency_; }
   bool owns_pool() const noexcept { return own_ != nullptr; }
+  // [P-TBB Arena A7] a borrowing arena: it runs on a pool it does not own (the implicit
+  // arena's), and entering it from a task isolates the caller so that its waits take only
+  // its own work.
+  bool isolates() const noexcept {
+    const kind k = kind_.load(std::memory_order_relaxed);  // fresh and used never become owned once used
+    return k == kind::fresh || k == kind::used;
+  }
   void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   // True when this was the last reference: the caller deletes the arena.
   bool release() noexcept {
@@ -116,8 +137,9 @@ class arena {
 
  private:
   std::unique_ptr<forkjoin::pool> own_;
-  forkjoin::detail::pool_impl* impl_;
+  std::atomic<forkjoin::detail::pool_impl*> impl_;
   int concurrency_;
+  std::atomic<kind> kind_;
   std::atomic<int> refs_{1};
 };
 
@@ -127,6 +149,7 @@ struct task_arena_impl {
   static const std::atomic<arena*>& arena_of(const d1::task_arena_base& ta) noexcept { return ta.my_arena; }
   static int& requested(d1::task_arena_base& ta) noexcept { return ta.my_max_concurrency; }
   static int requested(const d1::task_arena_base& ta) noexcept { return ta.my_max_concurrency; }
+  static unsigned reserved(const d1::task_arena_base& ta) noexcept { return ta.my_num_reserved_slots; }
 };
 
 }  // namespace tbb::detail::r1
@@ -183,6 +206,9 @@ inline void observers_on_task() noexcept {
 // This thread leaves p (task_arena::execute returns): the exits of the observers of p it
 // entered ([P-TBB Observe O3]).
 void observers_leave(pool_impl& p) noexcept;
+
+// arena.cpp: the pool an observer of arena a watches ([P-TBB Arena A8]).
+pool_impl& observed_pool(r1::arena& a);
 
 // misc.cpp: "libforkjoin-tbb: <what> is not supported" on stderr, then abort.
 [[noreturn]] void refuse(const char* what) noexcept;

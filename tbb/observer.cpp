@@ -181,8 +181,9 @@ void observe(d1::task_scheduler_observer& o, bool state) {
     if (proxy.load(std::memory_order_relaxed) != nullptr) return;  // repeated calls are no-ops
     forkjoin::detail::pool_impl* p = nullptr;
     if (d1::task_arena* ta = observer_proxy::arena_of(o)) {
-      ta->initialize();                                                             // no-op when initialized
-      p = &task_arena_impl::arena_of(*ta).load(std::memory_order_acquire)->pool();  // pairs with [P-TBB Arena A4]
+      ta->initialize();  // no-op when initialized
+      // acquire: pairs with [P-TBB Arena A4]'s release store; A8 may give the arena a pool
+      p = &tl::observed_pool(*task_arena_impl::arena_of(*ta).load(std::memory_order_acquire));
     } else {
       p = &tl::current_pool();  // the arena of the calling thread, as oneTBB's local observer
     }

@@ -126,6 +126,53 @@ TEST(TbbArena, AttachInsideATaskSeesTheSameArena) {
   });
 }
 
+// A task that enters another arena while it holds a lock must not, while it waits there,
+// run another of the outer loop's tasks (which would take the lock again on the same
+// thread): arenas keep their work apart, here also when the inner arena asks for every
+// thread (a borrowing arena, [P-TBB Arena A7]).
+TEST(TbbArena, WaitInsideAnotherArenaRunsNoOuterTask) {
+  const int n = tbb::this_task_arena::max_concurrency();
+  for (const int inner_size : {n, 2 * n}) {
+    tbb::task_arena inner(inner_size);
+    std::atomic<int> reentered{0}, inner_runs{0};
+    thread_local int depth = 0;
+    for (int round = 0; round < 10; ++round) {
+      tbb::parallel_for(
+          0, 64,
+          [&](int) {
+            if (++depth > 1) reentered++;
+            inner.execute([&] {
+              tbb::parallel_for(
+                  0, 16,
+                  [&](int) {
+                    std::this_thread::yield();
+                    inner_runs++;
+                  },
+                  tbb::simple_partitioner());
+            });
+            --depth;
+          },
+          tbb::simple_partitioner());
+    }
+    EXPECT_EQ(reentered.load(), 0) << "inner arena of " << inner_size;
+    EXPECT_EQ(inner_runs.load(), 10 * 64 * 16);
+  }
+}
+
+// Nested execute of the same arena, and attach inside it, see that arena.
+TEST(TbbArena, NestedExecuteAndAttachSeeTheArena) {
+  const int n = tbb::this_task_arena::max_concurrency();
+  tbb::task_arena arena(3 * n);
+  arena.execute([&] {
+    EXPECT_EQ(tbb::this_task_arena::max_concurrency(), 3 * n);
+    arena.execute([&] { EXPECT_EQ(tbb::this_task_arena::max_concurrency(), 3 * n); });
+    tbb::task_arena attached(tbb::task_arena::attach{});
+    EXPECT_TRUE(attached.is_active());
+    EXPECT_EQ(attached.max_concurrency(), 3 * n);
+  });
+  EXPECT_EQ(tbb::this_task_arena::max_concurrency(), n);
+}
+
 TEST(TbbArena, InitializeAndTerminateRepeatedly) {
   for (int i = 0; i < 20; ++i) {
     tbb::task_arena arena;

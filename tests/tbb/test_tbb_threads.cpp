@@ -69,4 +69,28 @@ TEST(TbbOnePool, ForkjoinInsideTbbAddsNoThreads) {
   EXPECT_LE(max_seen.load(), pool_size) << "threads in the process, pool of " << pool_size;
 }
 
+// [P-TBB Arena A7] arenas that ask for the implicit arena's concurrency or more (OpenCV's
+// setNumThreads(8), RcppParallel's arena per call) borrow its pool: 200 of them, each used
+// for a loop, add no thread, and every loop still covers each index once.
+TEST(TbbOnePool, ArenasOfTheImplicitSizeOrMoreAddNoThreads) {
+  const std::size_t pool_size = forkjoin::default_pool().num_threads();
+  const int n = static_cast<int>(pool_size);
+  std::atomic<std::size_t> max_seen{process_threads()};
+  constexpr int k_iterations = 4000;
+  for (int round = 0; round < 200; ++round) {
+    tbb::task_arena arena(round % 2 == 0 ? n : 4 * n);
+    EXPECT_EQ(arena.max_concurrency(), round % 2 == 0 ? n : 4 * n);
+    std::vector<std::atomic<int>> hits(k_iterations);
+    arena.execute([&] {
+      EXPECT_EQ(tbb::this_task_arena::max_concurrency(), arena.max_concurrency());
+      tbb::parallel_for(0, k_iterations, [&](int i) {
+        hits[static_cast<std::size_t>(i)]++;
+        if (i % 1024 == 0) note_max(max_seen);
+      });
+    });
+    for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  }
+  EXPECT_LE(max_seen.load(), pool_size) << "threads in the process, pool of " << pool_size;
+}
+
 }  // namespace
