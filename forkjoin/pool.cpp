@@ -180,43 +180,6 @@ void pool_impl::inject(job_header* j) {
 
 void inject_job(pool_impl& p, job_header* j) { p.inject(j); }
 
-void run_external(pool_impl& p, job_header& job, void (*wait)(job_header&)) { p.run_external(job, wait); }
-
-void pool_impl::run_external(job_header& job, void (*wait)(job_header&)) {
-  if (shutting_down()) throw std::logic_error("forkjoin: pool used after its destruction began");
-  if (fork_generation_ != current_fork_generation())
-    throw std::logic_error(
-        "forkjoin: pool created before fork() used in the child; create a new pool "
-        "(default_pool() is recreated automatically)");
-  bool own_slot = external_slot_.try_lock();
-  if (!own_slot) {
-    const token_pause blocked;  // [P-BUDGET Block]
-    if (num_threads() > 1) {
-      inject(&job);  // slot busy: the pool's workers run it while this thread blocks
-      wait(job);
-      return;
-    }
-    external_slot_.lock();  // one slot only: wait for it
-  }
-  std::lock_guard<std::mutex> release(external_slot_, std::adopt_lock);
-  worker_slot& w = *slots_[0];
-  worker* outer = tls_worker;  // a worker of another pool, or nullptr
-  tls_worker = &w;
-  w.steal_limit_ = steal_limit_of_this_thread();
-  if (w.trace_ != nullptr) {
-    const std::uint64_t t0 = w.trace_->open(trace_kind::run);
-    job.execute(&job);
-    w.trace_->close(trace_kind::run, t0);
-  } else {
-    job.execute(&job);
-  }
-  // Jobs the caller spawned and did not wait for (only the oneTBB layer leaves any: a
-  // task_group::run inside task_arena::execute, tbb/DESIGN.md [P-TBB Arena A4]) go to the
-  // injection queue, for a worker or the next thread that enters; the slot is left empty.
-  while (job_header* left = w.deque_.pop()) inject(left);
-  tls_worker = outer;
-}
-
 pool_impl& impl_of(pool& p) noexcept { return *p.impl_; }
 
 }  // namespace detail

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -136,7 +137,9 @@ class pool_impl final : private work_monitor {
 
   // pool.cpp: submissions from outside and the lifecycle.
   void inject(job_header* j);
-  void run_external(job_header& job, void (*wait)(job_header&));
+  // external_slot.cpp [P-SLOT]: a thread outside the pool runs `job` in slot 0, or hands it
+  // over while another thread holds the slot and takes the slot if it frees first.
+  void run_external(job_header& job);
   // Acquire pairs with [P-TERM Close]: a worker that sees the flag sees everything before it.
   bool shutting_down() const noexcept { return shutdown_.load(std::memory_order_acquire); }
 
@@ -152,7 +155,15 @@ class pool_impl final : private work_monitor {
   std::uint32_t fork_generation_ = 0;  // [P-FORK] the process generation that owns the threads
   bool budgeted_ = false;              // [P-BUDGET] its threads share the process's CPU budget
   bool oversubscribed_ = false;        // [P-SLEEP Window] more threads than the CPUs it may run on
-  std::mutex external_slot_;           // held by the external thread bound to slot 0
+  // [P-SLOT] slot 0's owner word (k_slot_free, k_slot_held, k_slot_waited), and the mutex
+  // and condition variable on which threads that found it held wait (external_slot.cpp).
+  alignas(k_cache_line) std::atomic<std::uint32_t> slot_word_{0};
+  std::mutex slot_mutex_;
+  std::condition_variable slot_cv_;
+  friend struct slot_delegate;
+  void run_in_slot(job_header& job) noexcept;  // [P-SLOT T1]'s owner runs job, then T2
+  void release_slot() noexcept;                // [P-SLOT T2, T3]
+  void run_delegated(job_header& job);         // [P-SLOT D1, D2, D3, D4, D5]
   injector injector_;
   std::unique_ptr<observer> observer_;  // trace rings and FORKJOIN_STATS; null when neither is on
 

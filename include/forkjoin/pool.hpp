@@ -83,9 +83,10 @@ namespace detail {
 class pool_impl;
 pool_impl& impl_of(pool& p) noexcept;
 
-// The job that carries pool::run's callable into the pool when the caller cannot take the
-// pool's external slot itself; the caller blocks on a mutex and condition variable, which
-// keeps the frame alive until set() has returned (see DESIGN.md [P-JOIN] J5).
+// The job that carries pool::run's callable into the pool: run in the pool's external slot
+// by the caller, or, while another thread holds that slot, by whichever thread claims it
+// first, a worker or the caller once the slot frees (DESIGN.md [P-SLOT]). Whoever runs it
+// fills the result; the caller reads it after run_external returns, which is after the run.
 template <class F>
 class run_job : public job_header {
  public:
@@ -99,13 +100,6 @@ class run_job : public job_header {
     } catch (...) {
       self->error_ = std::current_exception();
     }
-    std::lock_guard<std::mutex> lock(self->mutex_);  // [P-JOIN J5] the waiter re-locks before it returns
-    self->done_ = true;
-    self->cv_.notify_one();
-  }
-  void wait_blocking() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait(lock, [&] { return done_; });
   }
   result_type take() {
     if (error_) std::rethrow_exception(error_);
@@ -116,22 +110,20 @@ class run_job : public job_header {
   F& f_;
   result_slot<result_type> result_;
   std::exception_ptr error_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
 };
 
-// Compiled: run `job` on pool p from a thread that is not one of p's workers. Takes p's
-// external slot when free and runs the job there (the caller works); otherwise injects it
-// and blocks until it ran.
-void run_external(pool_impl& p, job_header& job, void (*wait)(job_header&));
+// Compiled: run `job` on pool p from a thread that is not one of p's workers, and return
+// once it has run. Takes p's external slot when free and runs the job there (the caller
+// works); otherwise hands the job over and waits, taking the slot itself if it frees before
+// a worker took the job ([P-SLOT]).
+void run_external(pool_impl& p, job_header& job);
 
 template <class F>
 std::invoke_result_t<F&> run_in(pool_impl& p, F& f) {
   worker* w = tls_worker;
   if (w != nullptr && w->pool_ == &p) return std::invoke(f);
   run_job<F> job(f);
-  run_external(p, job, [](job_header& j) { static_cast<run_job<F>&>(j).wait_blocking(); });
+  run_external(p, job);
   return job.take();
 }
 }  // namespace detail

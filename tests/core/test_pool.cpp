@@ -115,6 +115,64 @@ TEST(Pool, EightExternalThreadsAtOnce) {
   }
 }
 
+// [P-SLOT D2, D3] a caller that found the slot held takes it when it frees, even while no
+// worker can take its job: here the pool's one worker spins in a task until that job ran.
+TEST(Pool, BlockedCallerTakesTheFreedSlot) {
+  for (int round = 0; round < 20; ++round) {
+    fj::pool p(2);
+    fj::task_group g;
+    std::atomic<bool> child_started{false}, b_calling{false}, b_ran{false};
+    std::thread a([&] {
+      p.run([&] {
+        g.run([&] {
+          child_started = true;
+          while (!b_ran) std::this_thread::yield();  // the worker is busy until B's job ran
+        });
+        while (!child_started || !b_calling) std::this_thread::yield();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // B finds the slot held
+      });
+    });
+    std::thread b([&] {
+      while (!child_started) std::this_thread::yield();
+      b_calling = true;
+      EXPECT_EQ(p.run([&] {
+        b_ran = true;
+        return 7;
+      }),
+                7);
+    });
+    a.join();
+    b.join();
+    p.run([&] { g.wait(); });
+    EXPECT_TRUE(b_ran.load());
+  }
+}
+
+// [P-SLOT D4] a pool of one thread has no worker: the slot's holder, while it waits in the
+// pool (yield_now takes injected work), runs the job of the caller that found the slot held.
+TEST(Pool, HolderThatWaitsRunsTheDelegatedJob) {
+  for (int round = 0; round < 20; ++round) {
+    fj::pool p(1);
+    std::atomic<bool> a_in{false}, b_ran{false};
+    std::atomic<int> runs{0};
+    std::thread a([&] {
+      p.run([&] {
+        a_in = true;
+        while (!b_ran) fj::yield_now();  // only B's job sets it
+      });
+    });
+    while (!a_in) std::this_thread::yield();
+    EXPECT_EQ(p.run([&] {
+      runs++;
+      b_ran = true;
+      return 5;
+    }),
+              5);
+    a.join();
+    EXPECT_EQ(runs.load(), 1);
+  }
+}
+
 TEST(Pool, CrossPoolCallsDoNotDeadlock) {
   fj::pool a(2), b(3);
   auto r = a.run([&] {

@@ -1,0 +1,145 @@
+// external_slot.cpp: threads outside a pool that run work in it (pool::run, the oneTBB
+// layer's task_arena::execute and waits, an OpenMP region begun outside every pool). Slot 0
+// is theirs: one at a time holds it and works there as worker 0. A thread that finds it
+// held hands its job over and waits; whichever comes first, a worker (or the slot's holder,
+// while it waits) taking the job, or the slot freeing, decides who runs it. Protocol:
+// DESIGN.md [P-SLOT]; model: models/slot.pml.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+
+#include "cpu_budget.hpp"
+#include "pool_impl.hpp"
+
+namespace forkjoin::detail {
+
+namespace {
+constexpr std::uint32_t k_slot_free = 0;
+constexpr std::uint32_t k_slot_held = 1;
+constexpr std::uint32_t k_slot_waited = 2;  // held, and a thread may wait for it to free
+
+constexpr std::uint32_t k_unclaimed = 0;
+constexpr std::uint32_t k_by_worker = 1;
+constexpr std::uint32_t k_by_caller = 2;
+}  // namespace
+
+// [P-SLOT D1] the handed-over form of a job: what the injection queue carries while its
+// caller waits. Two references: the thread that pops it and the caller.
+struct slot_delegate final : job_header {
+  slot_delegate(pool_impl& p, job_header& j) noexcept : job_header(&slot_delegate::execute_fn), pool(p), job(j) {}
+
+  static void execute_fn(job_header* h) noexcept {
+    auto* d = static_cast<slot_delegate*>(h);
+    std::uint32_t c = k_unclaimed;
+    // [P-SLOT D4] acq_rel: pairs with the caller's claim in D3, exactly one of the two wins
+    if (d->claim.compare_exchange_strong(c, k_by_worker, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+      d->job.execute(&d->job);
+      pool_impl& p = d->pool;
+      {
+        const std::lock_guard<std::mutex> lock(p.slot_mutex_);  // [P-SLOT D4] the caller reads done under it
+        d->done = true;
+      }
+      p.slot_cv_.notify_all();
+    }
+    d->drop();
+  }
+  void drop() noexcept {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;  // acq_rel: the other holder's accesses first
+  }
+
+  pool_impl& pool;
+  job_header& job;
+  std::atomic<std::uint32_t> claim{k_unclaimed};
+  std::atomic<int> refs{2};
+  bool done = false;  // under pool.slot_mutex_
+};
+
+void run_external(pool_impl& p, job_header& job) { p.run_external(job); }
+
+void pool_impl::run_external(job_header& job) {
+  if (shutting_down()) throw std::logic_error("forkjoin: pool used after its destruction began");
+  if (fork_generation_ != current_fork_generation())
+    throw std::logic_error(
+        "forkjoin: pool created before fork() used in the child; create a new pool "
+        "(default_pool() is recreated automatically)");
+  std::uint32_t s = k_slot_free;
+  // [P-SLOT T1] acquire: pairs with T2's release, the last holder's slot state is ours
+  if (slot_word_.compare_exchange_strong(s, k_slot_held, std::memory_order_acquire, std::memory_order_relaxed)) {
+    run_in_slot(job);
+    return;
+  }
+  run_delegated(job);
+}
+
+void pool_impl::run_in_slot(job_header& job) noexcept {
+  worker_slot& w = *slots_[0];
+  worker* outer = tls_worker;  // a worker of another pool, or nullptr
+  tls_worker = &w;
+  w.steal_limit_ = steal_limit_of_this_thread();
+  if (w.trace_ != nullptr) {
+    const std::uint64_t t0 = w.trace_->open(trace_kind::run);
+    job.execute(&job);
+    w.trace_->close(trace_kind::run, t0);
+  } else {
+    job.execute(&job);
+  }
+  // Jobs the caller spawned and did not wait for (only the oneTBB layer leaves any: a
+  // task_group::run inside task_arena::execute, tbb/DESIGN.md [P-TBB Arena A4]) go to the
+  // injection queue, for a worker or the next thread that enters; the slot is left empty.
+  while (job_header* left = w.deque_.pop()) inject(left);
+  tls_worker = outer;
+  release_slot();
+}
+
+void pool_impl::release_slot() noexcept {
+  // [P-SLOT T2] release: pairs with T1's or D2's acquire, the next holder sees our slot state
+  if (slot_word_.exchange(k_slot_free, std::memory_order_release) == k_slot_waited) {
+    // [P-SLOT T3] a waiter that marked the word holds the mutex until it waits: taking it
+    // here orders this notify after that wait began
+    { const std::lock_guard<std::mutex> lock(slot_mutex_); }
+    slot_cv_.notify_all();
+  }
+}
+
+void pool_impl::run_delegated(job_header& job) {
+  std::optional<token_pause> blocked(std::in_place);  // [P-BUDGET Block] no CPU token while waiting
+  auto* d = new slot_delegate(*this, job);
+  inject(d);  // [P-SLOT D1] a worker, or the slot's holder while it waits, may run it
+  std::unique_lock<std::mutex> lock(slot_mutex_);
+  for (;;) {
+    if (d->done) break;  // [P-SLOT D5] a worker ran it (written under the mutex)
+    std::uint32_t s = slot_word_.load(std::memory_order_relaxed);  // a hint: the CASes below decide
+    if (s == k_slot_free) {
+      // [P-SLOT D2] take the freed slot; acquire: pairs with T2's release. Marked waited:
+      // other threads may still wait, so our own release must notify.
+      if (!slot_word_.compare_exchange_strong(s, k_slot_waited, std::memory_order_acquire, std::memory_order_relaxed))
+        continue;
+      std::uint32_t c = k_unclaimed;
+      // [P-SLOT D3] acq_rel: pairs with D4's claim, exactly one of the two wins
+      if (d->claim.compare_exchange_strong(c, k_by_caller, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+        lock.unlock();
+        d->drop();  // the thread that pops it finds it claimed and drops the other reference
+        blocked.reset();
+        run_in_slot(job);
+        return;
+      }
+      lock.unlock();  // a worker runs it: give the slot back (T2 may notify: no mutex held)
+      release_slot();
+      lock.lock();
+      continue;
+    }
+    // [P-SLOT D2] mark the word so that its release notifies; relaxed: the mutex, held from
+    // here to the wait, orders the release's notify after this wait began (T3)
+    if (s == k_slot_held &&
+        !slot_word_.compare_exchange_strong(s, k_slot_waited, std::memory_order_relaxed, std::memory_order_relaxed))
+      continue;
+    slot_cv_.wait(lock);
+  }
+  lock.unlock();
+  d->drop();
+}
+
+}  // namespace forkjoin::detail
