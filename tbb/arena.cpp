@@ -19,6 +19,8 @@
 
 namespace forkjoin::detail::tbb_layer {
 
+thread_local std::intptr_t t_isolation_key = 0;
+
 namespace {
 
 using d1::global_control;
@@ -162,15 +164,19 @@ arena* entered_here() noexcept {
 
 // [P-TBB Arena A4] an initialized task_arena owns a pool of its concurrency, capped by
 // max_allowed_parallelism and built with thread_stack_size; [P-TBB Arena A7] unless its
-// concurrency (automatic: the implicit arena's) reaches the implicit arena's and at most one
-// slot is reserved: then it borrows the implicit arena's pool and creates no thread.
+// concurrency (automatic: the implicit arena's) reaches the implicit arena's, no cap asks for
+// more threads than that, and at most one slot is reserved: then it borrows the implicit
+// arena's pool and creates no thread.
 void initialize(d1::task_arena_base& ta) {
   int& requested = task_arena_impl::requested(ta);
   const int implicit = tl::implicit_concurrency();
   std::size_t n = requested > 0 ? static_cast<std::size_t>(requested) : static_cast<std::size_t>(implicit);
   const std::size_t cap = tl::active_value(d1::global_control::max_allowed_parallelism);
   if (cap != 0) n = std::min(n, cap);
-  if (n >= static_cast<std::size_t>(implicit) && task_arena_impl::reserved(ta) <= 1) {
+  // A cap above the implicit arena's size asks for more threads than it has (oneTBB then
+  // oversubscribes): an arena larger than the implicit one owns them.
+  const bool fits = cap == 0 ? n >= static_cast<std::size_t>(implicit) : n == static_cast<std::size_t>(implicit);
+  if (fits && task_arena_impl::reserved(ta) <= 1) {
     auto* a = new arena(&tl::implicit_pool(), static_cast<int>(n), true);
     if (requested <= 0) requested = static_cast<int>(n);
     task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // [P-TBB Arena A4] pairs with arena_of
@@ -263,10 +269,16 @@ void execute(d1::task_arena_base& ta, d1::delegate_base& d) {
 }
 
 // [P-TBB Arena A5] isolation is forkjoin's: waits inside help only with work spawned inside.
-// The key is not used: every region is the calling thread's own.
-void isolate_within_arena(d1::delegate_base& d, std::intptr_t) {
-  auto isolated = [&d] {
+// The key does not share a region: every region is the calling thread's own. It marks the
+// thread's waits inside as ones that may wait for another thread's region (A5's blocking).
+void isolate_within_arena(d1::delegate_base& d, std::intptr_t key) {
+  auto isolated = [&d, key] {
     forkjoin::detail::isolation_scope scope(*forkjoin::detail::tls_worker);
+    struct restore {
+      std::intptr_t prev;
+      ~restore() { tl::t_isolation_key = prev; }
+    } guard{tl::t_isolation_key};
+    tl::t_isolation_key = key;
     d();
   };
   tl::run_on(tl::current_pool(), isolated);

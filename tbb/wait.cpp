@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "forkjoin/detail/atomic.hpp"
+#include "forkjoin/detail/waiting_api.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::detail::tbb_layer {
@@ -70,7 +71,17 @@ void help_until_released(worker& w, const d1::wait_context& wc) noexcept {
   }
   // [P-TBB Wait W2] either this load sees zero, or N2 sees W1 and N3 (after W1's critical
   // section, or before it, in which case W2 follows N1 through the mutex) finds `me`.
-  if (r1::external_waiter::pending(wc)) wait_for_group(w, me.latch);
+  if (r1::external_waiter::pending(wc)) {
+    if (t_isolation_key != 0) {
+      // [P-TBB Arena A5] a keyed region's wait (a collaborative_call_once helper waiting for
+      // the runner's work, which it may not run) counts as blocking: the pool starts a spare
+      // in its place, as oneTBB's helper would have run that work itself
+      const blocking_scope blocked(w);
+      wait_for_group(w, me.latch);
+    } else {
+      wait_for_group(w, me.latch);
+    }
+  }
   {
     const std::lock_guard<std::mutex> lock(b.mutex);  // [P-TBB Wait W3] no notifier touches `me` after this
     if (me.linked) unlink(b, me);
