@@ -12,6 +12,10 @@ code is code that builds.
    by the test suite (examples/doc_snippets.cpp, examples/openmp_side_by_side.cpp,
    tests/package/consumer/CMakeLists.txt), so a snippet that drifts from them, or a new
    snippet nobody compiles, fails here.
+3. The README's test command (the one ending in `cmake --workflow --preset test`) installs
+   every package that .ci/run installs (its `need+=(...)` lines), but the few that only CI's
+   own steps use (CI_ONLY below): a package the tests need and the README forgets makes its
+   tests skip on a user's machine.
 
 Run from anywhere: python3 .ci/check_docs.py. Prints each problem and exits 1, or 0.
 """
@@ -31,6 +35,15 @@ FORBIDDEN = [
 FORBIDDEN_IN_DOCS = [
     (re.compile(r"\bbuild/(release|dev|asan|tsan|clang)/"), "one preset's build directory hard-coded"),
 ]
+# Packages .ci/run installs for its own steps, not for the test workflow: the README's test
+# command need not install them.
+CI_ONLY = {
+    "git": "the commit-subject check",
+    "clang-tidy-14": "clang-tidy",
+    "clang-format": "the format check",
+    "llvm-14-tools": "FileCheck, for the peer runtimes' suites (tests/peer)",
+    "ccache": "a compiler cache",
+}
 SNIPPET = re.compile(r"^<!--\s*snippet:\s*(\S+?)#(\S+)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 
@@ -105,16 +118,44 @@ def check_file(path, problems):
         problems.append("%s:%d: a code block that never closes" % (rel, start))
 
 
+def check_test_command(problems):
+    """The README's test command installs what .ci/run installs, but CI_ONLY."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        commands = [l for l in f.read().split("\n") if l.rstrip().endswith("cmake --workflow --preset test")]
+    if len(commands) != 1:
+        problems.append("README.md: expected one command ending in 'cmake --workflow --preset test', found %d" % len(commands))
+        return
+    m = re.search(r"apt-get install -y ([^&]+)&&", commands[0])
+    if not m:
+        problems.append("README.md: the test command installs nothing with 'apt-get install -y ... &&'")
+        return
+    readme = set(m.group(1).split())
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
+        ci = re.findall(r"need\+=\(([^)\s]+)\)", f.read())
+    if not ci:
+        problems.append(".ci/run: no need+=(PACKAGE) line found")
+    for package in ci:
+        if package not in readme and package not in CI_ONLY:
+            problems.append(
+                "README.md: the test command does not install %s, which .ci/run installs (add it, or list it "
+                "in CI_ONLY of .ci/check_docs.py if only CI's own steps use it)" % package
+            )
+
+
 def main():
     files = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
     problems = []
     for path in files:
         check_file(path, problems)
+    check_test_command(problems)
     for p in problems:
         print("check_docs: " + p)
     if problems:
         return 1
-    print("check_docs: %d files: no internal references, every code snippet matches the file that builds it" % len(files))
+    print(
+        "check_docs: %d files: no internal references, every code snippet matches the file that builds it; "
+        "the README's test command installs what .ci/run installs for the tests" % len(files)
+    )
     return 0
 
 
