@@ -1,7 +1,7 @@
 // impl_tbb.cpp: the workloads the way oneTBB users write them: parallel_invoke for binary
 // recursion, task_group for n-ary spawning, parallel_for / parallel_reduce over a
 // blocked_range with the default (auto) partitioner, parallel_sort. Thread count through
-// global_control; worker stacks 8 MiB like forkjoin's (anchors.md: fair competitors).
+// global_control; worker stacks 8 MiB like forkjoin's, so that no runtime wins by a stack size.
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/blocked_range2d.h>
 #include <oneapi/tbb/combinable.h>

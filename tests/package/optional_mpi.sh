@@ -3,7 +3,8 @@
 # half there never breaks a configure. Configures the project (examples on; no tests, no
 # libforkjoin-omp: seconds, nothing built) with a fake Open MPI compiler wrapper and checks
 # that the configure succeeds, says in one status line what is missing, and leaves
-# examples/mpi_hybrid.cpp out:
+# examples/mpi_hybrid.cpp out (a placeholder test in its place, which ctest reports as skipped
+# with the reason):
 #  - headers_missing: the wrapper names include folders that do not exist (Open MPI's runtime
 #    without libopenmpi-dev, what installing GROMACS from Debian leaves), where FindMPI's
 #    try_compile used to stop the configure ("MPI::MPI_CXX includes non-existent path");
@@ -41,7 +42,7 @@ int MPI_Finalize(void);
 EOF
 
 # configure NAME EXPECTED [CMAKE-ARGS...]: the configure must succeed and print
-# "-- forkjoin: EXPECTED: examples/mpi_hybrid.cpp not built"
+# "-- forkjoin: examples/mpi_hybrid.cpp: skipped, EXPECTED (Debian: ...)"
 configure() {
   name=$1 expected=$2
   shift 2
@@ -51,12 +52,19 @@ configure() {
     -DMPI_CXX_COMPILER="$tmp/bin/mpicxx" "$@" >"$tmp/$name.log" 2>&1 ||
     fail "$name: the configure failed: $(cat "$tmp/$name.log")"
   grep -q "CMake Error" "$tmp/$name.log" && fail "$name: an error: $(cat "$tmp/$name.log")"
-  line="-- forkjoin: $expected: examples/mpi_hybrid.cpp not built (Debian: apt-get install libopenmpi-dev openmpi-bin)"
+  line="-- forkjoin: examples/mpi_hybrid.cpp: skipped, $expected (Debian: apt-get install libopenmpi-dev openmpi-bin)"
   if [ "$(grep -c -e 'mpi_hybrid' "$tmp/$name.log")" -ne 1 ] || ! grep -qxF -e "$line" "$tmp/$name.log"; then
     fail "$name: expected the line '$line' alone: $(cat "$tmp/$name.log")"
   fi
-  grep -q example_mpi_hybrid "$tmp/$name/CTestTestfile.cmake" "$tmp/$name/examples/CTestTestfile.cmake" 2>/dev/null &&
-    fail "$name: example_mpi_hybrid registered"
+  grep -qF 'add_test([=[example_mpi_hybrid]=]' "$tmp/$name/CTestTestfile.cmake" "$tmp/$name/examples/CTestTestfile.cmake" \
+    2>/dev/null && fail "$name: example_mpi_hybrid registered"
+  grep -qF "examples/mpi_hybrid.cpp: skipped, " "$tmp/$name/examples/CTestTestfile.cmake" ||
+    fail "$name: no placeholder test says why examples/mpi_hybrid.cpp is skipped"
+  # ctest runs the placeholder and lists it, with the reason, among the tests that did not run
+  "${cmake%/*}/ctest" --test-dir "$tmp/$name" -R "mpi_hybrid" >"$tmp/$name.ctest" 2>&1 ||
+    fail "$name: ctest failed: $(cat "$tmp/$name.ctest")"
+  grep -qF -e "examples/mpi_hybrid.cpp: skipped, $expected (Debian: apt-get install libopenmpi-dev openmpi-bin) (Skipped)" \
+    "$tmp/$name.ctest" || fail "$name: ctest does not report the placeholder as skipped: $(cat "$tmp/$name.ctest")"
   echo "$name: $expected"
 }
 
