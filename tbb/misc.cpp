@@ -1,14 +1,12 @@
 // misc.cpp: the entry points with little or nothing to do on forkjoin: memory
 // (cache-aligned blocks, tbb_allocator's), the version queries, the assertion handler,
 // topology queries (one NUMA node, one core type: forkjoin reads no hwloc), the ITT
-// instrumentation hooks (no tool is attached: they do nothing), and the refused features
-// (parallel_pipeline, resumable tasks), which fail loudly. docs/tbb.md lists which is which.
+// instrumentation hooks (no tool is attached: they do nothing), and the refused feature
+// (resumable tasks), which fails loudly. docs/tbb.md lists which is which.
 // constraints as the preview extension lays them out (core_type, max_threads_per_core), so
 // that constraints_threads_per_core can read what such a program passes.
 #define TBB_PREVIEW_TASK_ARENA_CONSTRAINTS_EXTENSION 1
-#include <oneapi/tbb/detail/_pipeline_filters.h>
 #include <oneapi/tbb/info.h>
-#include <oneapi/tbb/parallel_pipeline.h>
 #include <oneapi/tbb/profiling.h>
 #include <oneapi/tbb/version.h>
 
@@ -99,13 +97,6 @@ void itt_task_end(d1::itt_domain_enum) {}
 void itt_region_begin(d1::itt_domain_enum, void*, unsigned long long, void*, unsigned long long,
                       d0::string_resource_index) {}
 void itt_region_end(d1::itt_domain_enum, void*, unsigned long long) {}
-
-// Refused: parallel_pipeline (a runtime-side scheduler of its own in oneTBB) throws before
-// any filter runs; set_end_of_input is only reachable from a running pipeline.
-void parallel_pipeline(d1::task_group_context&, std::size_t, const d1::filter_node&) {
-  refuse_by_throwing("parallel_pipeline");
-}
-void set_end_of_input(d1::base_filter&) { tl::refuse("parallel_pipeline (set_end_of_input)"); }
 
 // Refused: resumable tasks need a coroutine stack per suspended task, which forkjoin's
 // workers do not have. suspend throws before anything is suspended; the other two are only
