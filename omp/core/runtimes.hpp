@@ -1,7 +1,8 @@
 // runtimes.hpp: the OpenMP and oneTBB runtimes that forkjoin's libraries stand in for, named
 // as their files and sonames are ([P-OMP Load]), and FORKJOIN_KEEP_NATIVE, the families a
-// process keeps, for the audit library (abi/audit.cpp), which redirects their loads.
-// Header-only and C library only: the audit library runs before any C++ runtime is there.
+// process keeps. Shared by the audit library (abi/audit.cpp), which redirects their loads, and
+// by the duplicate check (duplicate.cpp), which reports one mapped anyway. Header-only and C
+// library only: the audit library runs before any C++ runtime is there.
 #pragma once
 
 #include <cstdlib>
@@ -56,7 +57,8 @@ inline const char* family_word(family f) noexcept {
 }
 
 // [P-OMP Load A6] FORKJOIN_KEEP_NATIVE lists (blank-, comma- or colon-separated) the families
-// whose native library a process keeps: the audit library leaves their loads alone.
+// whose native library a process keeps: the audit library leaves their loads alone and the
+// duplicate check accepts them.
 inline bool kept(family f) noexcept {
   const char* keep = std::getenv("FORKJOIN_KEEP_NATIVE");
   const char* word = family_word(f);
