@@ -21,6 +21,9 @@ using ull = unsigned long long;
 [[noreturn]] void unsupported(const char* construct) noexcept;
 // Prints "forkjoin-omp: <message>" and aborts.
 [[noreturn]] void fatal(const char* message) noexcept;
+// duplicate.cpp ([P-OMP Load D2]): reports, once per process, a native OpenMP or oneTBB
+// runtime mapped beside this library (and stops the process under FORKJOIN_STRICT)
+void check_duplicate_runtimes() noexcept;
 
 // [P-OMP KMPC K15] a libomp program: set by the first libomp-ABI entry that picks a convention
 // (a region's fork, the schedule and affinity-format routines under VERSION); gcc programs

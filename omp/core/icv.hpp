@@ -116,8 +116,9 @@ void complain(const char* var, const char* value, const char* fallback);
 // An environment value with its blanks dropped and its letters lowered (places.cpp), as the
 // OMP_* and KMP_* parsers compare it.
 std::string lower_trimmed(const char* s);
-// [P-OMP KMPC K15] the main program names libomp (libomp.so*) among its needed libraries: a
-// clang program, whose reports take libomp's form (kmp_env.cpp)
+// [P-OMP KMPC K15] the main program names libomp (libomp.so*, or Intel's libiomp5.so*) among
+// its needed libraries: a clang (or Intel) program, whose reports take libomp's form
+// (kmp_env.cpp)
 bool libomp_linked() noexcept;
 std::vector<int> usable_cpus();                    // places.cpp: the CPUs the process started with
 void read_proc_bind(global_config& c);             // places.cpp

@@ -23,7 +23,8 @@ run_settings g_settings;
 
 namespace {
 // The first object dl_iterate_phdr reports is the main program: does its dynamic section
-// need a libomp.so*? (ld.so has relocated its DT_STRTAB entry to an address.)
+// need a libomp.so* or Intel's libiomp5.so*? (ld.so has relocated its DT_STRTAB entry to an
+// address.)
 int find_libomp(dl_phdr_info* info, std::size_t, void* out) {
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
@@ -33,7 +34,8 @@ int find_libomp(dl_phdr_info* info, std::size_t, void* out) {
       if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
     if (strtab == nullptr) break;
     for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
-      if (d->d_tag == DT_NEEDED && std::strncmp(strtab + d->d_un.d_val, "libomp.so", 9) == 0)
+      if (d->d_tag == DT_NEEDED && (std::strncmp(strtab + d->d_un.d_val, "libomp.so", 9) == 0 ||
+                                    std::strncmp(strtab + d->d_un.d_val, "libiomp5.so", 11) == 0))
         *static_cast<bool*>(out) = true;
     break;
   }

@@ -169,6 +169,8 @@ forkjoin::pool& omp_pool() {
   if (forkjoin::pool* p = g_omp_pool.load(std::memory_order_acquire)) return *p;  // pairs with the release below
   static const int registered = pthread_atfork(nullptr, nullptr, &forget_pool_in_child);
   (void)registered;
+  // [P-OMP Load D2] a library opened since the start may have brought another runtime in
+  check_duplicate_runtimes();
   // [P-OMP Team S5] the first level's nthreads-var sizes the pool if this layer creates it
   pool_options o;
   o.num_threads = config().initial.nthreads;

@@ -202,6 +202,14 @@ FJ_KMPC_HANDLE(omp_const_mem_space, 2);
 FJ_KMPC_HANDLE(omp_high_bw_mem_space, 3);
 FJ_KMPC_HANDLE(omp_low_lat_mem_space, 4);
 
+// Two words Intel's runtime (and libomp, as libiomp5) defines so that linking two OpenMP
+// runtimes into one program fails on a duplicate definition; defined here too, so that an
+// object that names them binds to this library under libiomp5.so's name as it would to Intel's.
+extern "C" {
+FORKJOIN_OMP_EXPORT_DATA int forkjoin_kmpc_one_runtime __asm__("_You_must_link_with_exactly_one_OpenMP_library") = 1;
+FORKJOIN_OMP_EXPORT_DATA int forkjoin_kmpc_intel_runtime __asm__("_You_must_link_with_Intel_OpenMP_library") = 1;
+}
+
 // ---- locks through the ABI (Intel's and flang's compilers call these) --------------------
 
 namespace {

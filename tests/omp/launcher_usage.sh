@@ -1,7 +1,7 @@
 #!/bin/sh
 # launcher_usage.sh LAUNCHER VERSION PROGRAM: the launcher explains itself and fails as a shell
-# does. --help and -h print the usage text on stdout (synopsis, options, environment, exit
-# statuses, where the docs are) and exit 0; --version prints forkjoin's VERSION; an unknown
+# does. --help and -h print the usage text on stdout (synopsis, options, how to confirm that a
+# program ran on forkjoin, environment, exit statuses, where the docs are) and exit 0; --version prints forkjoin's VERSION; an unknown
 # option, or no PROGRAM, prints the usage on stderr and exits 2; a PROGRAM that is not found
 # exits 127 and one that cannot be executed 126, each with one line naming it; -- ends the
 # options (a PROGRAM named -x runs); PROGRAM (an OpenMP program) still runs with its arguments.
@@ -23,7 +23,9 @@ for opt in --help -h; do
   [ "$(head -n 1 "$tmp/out")" = "$synopsis" ] || fail "$opt: the first line is not the synopsis: $(head -n 1 "$tmp/out")"
   for want in --strict --no-check 'end of the options' --version FORKJOIN_OMP_LIBRARY XDG_CACHE_HOME \
     LD_LIBRARY_PATH OMP_NUM_THREADS 'Exit status' '  126 ' '  127 ' '  2 ' docs/openmp-binary.md \
-    'replace folder' "$version"; do
+    'replace folder' "$version" LD_AUDIT FORKJOIN_AUDIT_LIBRARY FORKJOIN_KEEP_NATIVE FORKJOIN_STRICT \
+    'ran on forkjoin' OMP_DISPLAY_ENV=verbose FORKJOIN_OMP_RUNTIME FORKJOIN_STATS=1 /proc/PID/maps forkjoin-N \
+    TBB_runtime_version; do
     grep -q -e "$want" "$tmp/out" || fail "$opt: the text does not mention '$want'"
   done
 done

@@ -1,12 +1,13 @@
 #!/bin/sh
 # kmpc_exported_set.sh OURS LIBOMP: libforkjoin-omp exports, under libomp's version node
 # VERSION, every C entry point LIBOMP (LLVM's libomp.so.5) exports there: the __kmpc_* ABI, the
-# omp_* user API and libomp's ompc_*/kmp_*/kmpc_* names, apart from the ones listed below with
-# the reason each is left out; and nothing under VERSION that LIBOMP lacks. Not compared:
-# libomp's GOMP_* compatibility names under VERSION (gcc programs bind libgomp's nodes, which
-# exported_set.sh checks), its Fortran names (trailing underscore: flang's; gfortran programs
-# bind libgomp's), and its internals (__kmp_*, _You_must_link_with_*, ompt_start_tool, the
-# kmp_*_debug variables). Fails listing what differs.
+# omp_* user API, libomp's ompc_*/kmp_*/kmpc_* names and the link-time markers of Intel's
+# runtime (_You_must_link_with_*), apart from the ones listed below with the reason each is
+# left out; and nothing under VERSION that LIBOMP lacks. Not compared: libomp's GOMP_*
+# compatibility names under VERSION (gcc programs bind libgomp's nodes, which exported_set.sh
+# checks), its Fortran names (trailing underscore: flang's; gfortran programs bind libgomp's),
+# and its internals (__kmp_*, ompt_start_tool, the kmp_*_debug variables). Fails listing what
+# differs.
 set -u
 # name: why it is not exported (docs/openmp-binary.md, "clang programs")
 absent='
@@ -15,7 +16,7 @@ kmp_threadprivate_insert kmp_threadprivate_insert_private_data kmp_diag: libomp 
 '
 names() {  # the C names a library defines under VERSION, one a line, without the version
   readelf --dyn-syms -W "$1" | awk '$7 != "UND" && $7 != "ABS" && NF >= 8 && $8 ~ /@@?VERSION$/ {print $8}' |
-    sed 's/@@*VERSION$//' | grep -E '^(__kmpc_|omp_|ompc_|kmp_|kmpc_)' | grep -v '_$' |
+    sed 's/@@*VERSION$//' | grep -E '^(__kmpc_|omp_|ompc_|kmp_|kmpc_|_You_must_link_with_)' | grep -v '_$' |
     grep -vE '^kmp_[a-f]_debug$' | sort -u
 }
 ours=$(mktemp)
