@@ -6,6 +6,8 @@
 //   rcpp_reduce  the same with parallel_reduce (RcppParallel's parallelReduce)
 //   big_arena    one task_arena(4 x n) kept (OpenCV after setNumThreads(8) on 2 CPUs) and
 //                1,000 small parallel_for calls through its execute
+//   no_arena     the same 1,000 loops in the implicit arena, no task_arena: what the arena
+//                workloads cost beyond their loops
 // Each call's answer is checked; a wrong one exits 1. Prints one JSON line per workload:
 // seconds and the most threads the process held (/proc/self/task).
 #include <dirent.h>
@@ -112,6 +114,18 @@ bool big_arena(int threads, sampler& s) {
   return true;
 }
 
+bool no_arena(int, sampler& s) {
+  std::vector<double> out(k_size);
+  for (int call = 0; call < k_calls; ++call) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, k_size), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t i = r.begin(); i != r.end(); ++i) out[i] = fill(i) * call;
+    });
+    if (out[k_size - 1] != fill(k_size - 1) * call) return false;
+    if (call % 100 == 0) s.sample();
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -127,7 +141,8 @@ int main(int argc, char** argv) {
     const char* name;
     bool (*run)(int, sampler&);
   };
-  const workload workloads[] = {{"rcpp_for", rcpp_for}, {"rcpp_reduce", rcpp_reduce}, {"big_arena", big_arena}};
+  const workload workloads[] = {
+      {"rcpp_for", rcpp_for}, {"rcpp_reduce", rcpp_reduce}, {"big_arena", big_arena}, {"no_arena", no_arena}};
   for (const workload& w : workloads) {
     if (only != nullptr && std::strcmp(only, w.name) != 0) continue;
     sampler s;
