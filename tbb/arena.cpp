@@ -22,6 +22,37 @@ namespace forkjoin::detail::tbb_layer {
 thread_local std::intptr_t t_isolation_key = 0;
 
 namespace {
+// [P-TBB Arena A9] outside threads that used the scheduler and have not left it: each counts
+// once, from its first use until finalize on that thread or the thread's end.
+std::atomic<int> g_outside_users{0};  // relaxed: a count read by finalize, which orders nothing by it
+std::atomic<bool> g_scheduler_used{false};
+struct outside_use {
+  bool counted = false;
+  ~outside_use() {
+    if (counted) g_outside_users.fetch_sub(1, std::memory_order_relaxed);
+  }
+};
+thread_local outside_use t_outside_use;
+}  // namespace
+
+void note_outside_use() noexcept {
+  if (t_outside_use.counted) return;
+  t_outside_use.counted = true;
+  g_outside_users.fetch_add(1, std::memory_order_relaxed);  // a count: see g_outside_users
+  g_scheduler_used.store(true, std::memory_order_relaxed);  // set once, never cleared
+}
+
+void leave_scheduler() noexcept {
+  if (!t_outside_use.counted) return;
+  t_outside_use.counted = false;
+  g_outside_users.fetch_sub(1, std::memory_order_relaxed);
+}
+
+int outside_users() noexcept { return g_outside_users.load(std::memory_order_relaxed); }
+bool scheduler_used() noexcept { return g_scheduler_used.load(std::memory_order_relaxed); }
+void scheduler_finalized() noexcept { g_scheduler_used.store(false, std::memory_order_relaxed); }
+
+namespace {
 
 using d1::global_control;
 
@@ -35,6 +66,7 @@ std::atomic<std::size_t> g_parallelism_cap{0};
 // default_pool(), so that no static destructor joins threads).
 std::mutex g_capped_mutex;
 std::map<std::size_t, forkjoin::pool*>* g_capped = nullptr;
+std::uint32_t g_capped_generation = 0;  // the fork generation g_capped belongs to, under g_capped_mutex
 
 // [P-TBB Arena A3] the arena of each pool an arena object was made for, for attach().
 std::mutex g_arenas_mutex;
@@ -44,7 +76,13 @@ std::size_t default_size() { return default_pool().num_threads(); }
 
 forkjoin::pool& capped_pool(std::size_t n) {
   const std::lock_guard<std::mutex> lock(g_capped_mutex);
-  if (g_capped == nullptr) g_capped = new std::map<std::size_t, forkjoin::pool*>();
+  // [P-FORK] in a fork() child the parent's capped pools have no threads: forget them (leaked,
+  // as default_pool()'s parent copy is) and make new ones on demand.
+  const std::uint32_t generation = current_fork_generation();
+  if (g_capped == nullptr || g_capped_generation != generation) {
+    g_capped = new std::map<std::size_t, forkjoin::pool*>();
+    g_capped_generation = generation;
+  }
   forkjoin::pool*& p = (*g_capped)[n];
   if (p == nullptr) {
     pool_options o;
@@ -369,9 +407,10 @@ std::size_t global_control_active_value(int param) {
   }
 }
 
-// The scheduler handle: the pools are shared with OpenMP and forkjoin and live as long as
-// the process, so finalize has nothing to join; it reports success once the handle's
-// control is gone.
+// [P-TBB Arena A9] the scheduler handle. A handle is a global_control of its own kind, so
+// that the number alive is that parameter's count. finalize follows oneTBB's rule for
+// when it may succeed; on success it has nothing to join (the pools are shared with OpenMP
+// and forkjoin and live as long as the process).
 void get(d1::task_scheduler_handle& handle) {
   handle.m_ctl = new d1::global_control(d1::global_control::scheduler_handle, 1);
 }
@@ -382,7 +421,19 @@ bool finalize_impl(d1::task_scheduler_handle& handle) {
   return true;
 }
 
-bool finalize(d1::task_scheduler_handle& handle, std::intptr_t) { return finalize_impl(handle); }
+bool finalize(d1::task_scheduler_handle& handle, std::intptr_t mode) {
+  if (mode == d1::release_nothrowing) return finalize_impl(handle);
+  // Inside a parallel region (a task, or an arena's functor) the scheduler is in use by
+  // this very call's caller: finalizing would wait for itself.
+  const bool inside = forkjoin::detail::tls_worker != nullptr;
+  finalize_impl(handle);
+  if (!inside) tl::leave_scheduler();  // the calling thread's own use ends here
+  const bool ok = !inside && (!tl::scheduler_used() || (tl::outside_users() == 0 &&
+                                                        tl::active_value(d1::global_control::scheduler_handle) == 0));
+  if (ok) tl::scheduler_finalized();  // as oneTBB's scheduler ends here: unused until the next use
+  if (!ok && mode == d1::finalize_throwing) throw_exception(d0::exception_id::unsafe_wait);
+  return ok;
+}
 
 }  // namespace tbb::detail::r1
 

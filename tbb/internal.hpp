@@ -156,6 +156,12 @@ struct task_arena_impl {
 
 // The layer's own functions stay out of the exported set although FORKJOIN_1 exports
 // forkjoin::* ([P-TBB Link]): hidden here, at their first declaration.
+// The runtime's fork generation ([P-FORK]), incremented in every fork() child: defined in
+// libforkjoin-omp, so declared before the hidden section.
+namespace forkjoin::detail {
+std::uint32_t current_fork_generation() noexcept;
+}
+
 #pragma GCC visibility push(hidden)
 namespace forkjoin::detail::tbb_layer {
 
@@ -181,6 +187,15 @@ pool_impl& implicit_pool();
 int implicit_concurrency();
 std::size_t active_value(int param) noexcept;
 
+// [P-TBB Arena A9] a thread outside every pool uses the scheduler (counted once per thread
+// until finalize on it or its end); the calling thread stops counting; the count; whether a
+// thread used it since the last successful finalize, and that finalize.
+void note_outside_use() noexcept;
+void leave_scheduler() noexcept;
+int outside_users() noexcept;
+bool scheduler_used() noexcept;
+void scheduler_finalized() noexcept;
+
 // Any thread: runs f on a thread of p (this one when it works for p, or one bound to p's
 // external slot or injected) and returns when it has run; rethrows f's exception.
 template <class F>
@@ -190,6 +205,7 @@ void run_on(pool_impl& p, F&& f) {
     f();
     return;
   }
+  if (w == nullptr) note_outside_use();
   auto call = [&f] { f(); };
   run_in(p, call);
 }

@@ -256,6 +256,49 @@ TEST(TbbSchedulerHandle, FinalizeSucceedsWithNoWorkInFlight) {
   EXPECT_TRUE(tbb::finalize(handle, std::nothrow));
 }
 
+// [P-TBB Arena A9] finalize fails where oneTBB's does: inside a parallel region, while another
+// handle is alive, while another thread that used the scheduler is still running.
+TEST(TbbSchedulerHandle, FinalizeFailsInsideAParallelRegion) {
+  tbb::task_scheduler_handle outer{tbb::attach{}};
+  std::atomic<int> refused{0}, thrown{0};
+  tbb::parallel_for(0, 1, [&](int) {  // a task: inside the parallel region
+    tbb::task_scheduler_handle inner{tbb::attach{}};
+    if (!tbb::finalize(inner, std::nothrow)) refused++;
+    tbb::task_scheduler_handle again{tbb::attach{}};
+    try {
+      tbb::finalize(again);
+    } catch (const tbb::unsafe_wait&) {
+      thrown++;
+    }
+  });
+  EXPECT_EQ(refused.load(), 1);
+  EXPECT_EQ(thrown.load(), 1);
+  EXPECT_TRUE(tbb::finalize(outer, std::nothrow));
+}
+
+TEST(TbbSchedulerHandle, FinalizeFailsWhileAnotherHandleOrUserRemains) {
+  {
+    tbb::task_scheduler_handle first{tbb::attach{}};
+    tbb::task_scheduler_handle second{tbb::attach{}};
+    tbb::parallel_for(0, 100, [](int) {});
+    EXPECT_FALSE(tbb::finalize(first, std::nothrow));  // second is alive
+    EXPECT_TRUE(tbb::finalize(second, std::nothrow));
+  }
+  tbb::task_scheduler_handle handle{tbb::attach{}};
+  std::atomic<bool> used{false}, leave{false};
+  std::thread user([&] {
+    tbb::parallel_for(0, 100, [](int) {});
+    used = true;
+    while (!leave) std::this_thread::yield();
+  });
+  while (!used) std::this_thread::yield();
+  tbb::task_scheduler_handle probe{tbb::attach{}};
+  EXPECT_FALSE(tbb::finalize(probe, std::nothrow));  // the user thread still runs, and handle lives
+  leave = true;
+  user.join();
+  EXPECT_TRUE(tbb::finalize(handle, std::nothrow));  // the user thread has ended
+}
+
 TEST(TbbContainers, EnumerableThreadSpecificSums) {
   tbb::enumerable_thread_specific<long> local(0);
   tbb::parallel_for(0, 100000, [&](int i) { local.local() += i; });
