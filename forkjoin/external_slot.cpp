@@ -59,6 +59,19 @@ struct slot_delegate final : job_header {
 
 void run_external(pool_impl& p, job_header& job) { p.run_external(job); }
 
+// [P-SLOT D4] at destruction, once no thread of the pool is left: a delegate whose caller
+// won D3 stays queued until some thread pops it, and a pool without workers may never pop
+// it. Run what is queued of them (the claim is lost: each drops its last reference).
+void pool_impl::drop_queued_delegates() noexcept {
+  std::size_t taken = 0;
+  job_header* j = injector_.pop_batch(~std::size_t{0}, taken);
+  while (j != nullptr) {
+    job_header* next = j->next;
+    if (j->execute == &slot_delegate::execute_fn) j->execute(j);
+    j = next;
+  }
+}
+
 void pool_impl::run_external(job_header& job) {
   if (shutting_down()) throw std::logic_error("forkjoin: pool used after its destruction began");
   if (fork_generation_ != current_fork_generation())

@@ -170,6 +170,7 @@ pool_impl::~pool_impl() {
   if (budgeted_) cpu_budget::process().cancel_waiters(&shutdown_);  // [P-BUDGET C1]
   for (pthread_t t : threads_) pthread_join(t, nullptr);            // [P-TERM Join] workers leave only when drained
   wait_for_spares();                                                // [P-BLOCK Retire] and so do spare threads
+  drop_queued_delegates();                                          // [P-SLOT D4] left by a pool without workers
   if (observer_) observer_->finish();                               // [P-TRACE] every ring's owner has stopped
 }
 

@@ -163,7 +163,8 @@ class pool_impl final : private work_monitor {
   friend struct slot_delegate;
   void run_in_slot(job_header& job) noexcept;  // [P-SLOT T1]'s owner runs job, then T2
   void release_slot() noexcept;                // [P-SLOT T2, T3]
-  void run_delegated(job_header& job);         // [P-SLOT D1, D2, D3, D4, D5]
+  void run_delegated(job_header& job);
+  void drop_queued_delegates() noexcept;  // [P-SLOT D4] at destruction         // [P-SLOT D1, D2, D3, D4, D5]
   injector injector_;
   std::unique_ptr<observer> observer_;  // trace rings and FORKJOIN_STATS; null when neither is on
 
