@@ -311,12 +311,17 @@ void execute(d1::task_arena_base& ta, d1::delegate_base& d) {
 // thread's waits inside as ones that may wait for another thread's region (A5's blocking).
 void isolate_within_arena(d1::delegate_base& d, std::intptr_t key) {
   auto isolated = [&d, key] {
-    forkjoin::detail::isolation_scope scope(*forkjoin::detail::tls_worker);
+    forkjoin::detail::worker& w = *forkjoin::detail::tls_worker;
     struct restore {
       std::intptr_t prev;
       ~restore() { tl::t_isolation_key = prev; }
     } guard{tl::t_isolation_key};
     tl::t_isolation_key = key;
+    if (key != 0 && w.pool_size_ == 1) {
+      d();  // [P-TBB Arena A5] one thread: a keyed region is not isolated
+      return;
+    }
+    const forkjoin::detail::isolation_scope scope(w);
     d();
   };
   tl::run_on(tl::current_pool(), isolated);

@@ -2,6 +2,7 @@
 // global_control, the scheduler handle, and what containers and queues ask of the runtime
 // (cache-aligned memory, bounded-queue monitors, thread-specific storage), on
 // libforkjoin-tbb ([P-TBB Arena], [P-TBB Block]). Built against native libtbb too (_native).
+#define TBB_PREVIEW_ISOLATED_TASK_GROUP 1  // IsolatedTaskGroupOnOneThread
 #include <oneapi/tbb/combinable.h>
 #include <oneapi/tbb/concurrent_hash_map.h>
 #include <oneapi/tbb/concurrent_queue.h>
@@ -218,6 +219,17 @@ TEST(TbbGlobalControl, MaxAllowedParallelismOfOneRunsOnOneThread) {
     EXPECT_EQ(threads_used([](auto body) { tbb::parallel_for(0, 64, [&](int) { body(); }); }), 1u);
   }
   EXPECT_GE(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), 1u);
+}
+
+// [P-TBB Arena A5] a keyed region's work, run and waited for in two calls on one thread, with
+// a single thread in all (Embree builds its scenes so).
+TEST(TbbGlobalControl, IsolatedTaskGroupOnOneThread) {
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+  tbb::isolated_task_group g;
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 10; ++i) g.run([&] { ran++; });
+  g.wait();
+  EXPECT_EQ(ran.load(), 10);
 }
 
 TEST(TbbGlobalControl, TheSmallestActiveLimitWins) {
