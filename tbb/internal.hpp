@@ -184,6 +184,14 @@ inline void observers_on_task() noexcept {
 // entered ([P-TBB Observe O3]).
 void observers_leave(pool_impl& p) noexcept;
 
+// sync.cpp ([P-TBB Block]): blocks the calling thread until ready(arg) is true, tested under
+// the mutex of address's bucket; a worker inside forkjoin::blocking (its pool keeps its
+// parallelism) when `compensate`. wake_address wakes every thread blocked on that bucket.
+// The waker changes the state that ready reads first, and needs nothing at address itself
+// (it may be gone).
+void block_until(const void* address, bool (*ready)(const void*), const void* arg, bool compensate);
+void wake_address(const void* address) noexcept;
+
 // misc.cpp: "libforkjoin-tbb: <what> is not supported" on stderr, then abort.
 [[noreturn]] void refuse(const char* what) noexcept;
 
