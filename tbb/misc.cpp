@@ -1,8 +1,8 @@
 // misc.cpp: the entry points with little or nothing to do on forkjoin: memory
 // (cache-aligned blocks, tbb_allocator's), the version queries, the assertion handler,
 // topology queries (one NUMA node, one core type: forkjoin reads no hwloc), the ITT
-// instrumentation hooks (no tool is attached: they do nothing), and the refused features
-// (parallel_pipeline, resumable tasks), which fail loudly. docs/tbb.md lists which is which.
+// instrumentation hooks (no tool is attached: they do nothing), and the refused feature
+// (parallel_pipeline), which fails loudly. docs/tbb.md lists which is which.
 // constraints as the preview extension lays them out (core_type, max_threads_per_core), so
 // that constraints_threads_per_core can read what such a program passes.
 #define TBB_PREVIEW_TASK_ARENA_CONSTRAINTS_EXTENSION 1
@@ -106,13 +106,6 @@ void parallel_pipeline(d1::task_group_context&, std::size_t, const d1::filter_no
   refuse_by_throwing("parallel_pipeline");
 }
 void set_end_of_input(d1::base_filter&) { tl::refuse("parallel_pipeline (set_end_of_input)"); }
-
-// Refused: resumable tasks need a coroutine stack per suspended task, which forkjoin's
-// workers do not have. suspend throws before anything is suspended; the other two are only
-// reachable from inside a suspend.
-void suspend(suspend_callback_type, void*) { refuse_by_throwing("resumable tasks (tbb::task::suspend)"); }
-void resume(suspend_point_type*) { tl::refuse("resumable tasks (tbb::task::resume)"); }
-suspend_point_type* current_suspend_point() { tl::refuse("resumable tasks (tbb::task::current_suspend_point)"); }
 
 }  // namespace tbb::detail::r1
 

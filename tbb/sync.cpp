@@ -1,7 +1,7 @@
 // sync.cpp: the blocking primitives the headers call: address waits (waitable_atomic,
 // collaborative_call_once), concurrent_bounded_queue's two monitors, and the speculative
 // (RTM) mutexes, here plain spin mutexes that never speculate; and the address buckets that
-// the layer's other blocking waits sleep on (queuing_rw_mutex). A thread that blocks while it works for a pool
+// the layer's other blocking waits sleep on (queuing_rw_mutex, suspend). A thread that blocks while it works for a pool
 // does so inside forkjoin::blocking, so the pool keeps its parallelism. Protocol: tbb/DESIGN.md [P-TBB Block].
 #include <oneapi/tbb/concurrent_queue.h>
 #include <oneapi/tbb/spin_mutex.h>

@@ -2,10 +2,16 @@
 // writers exclude everyone, readers share, every thread's updates counted exactly once under
 // contention (more threads than CPUs), upgrade and downgrade with their return values,
 // try_acquire, the queue's order, and waiters inside TBB tasks.
+// Resumable tasks ([P-TBB Suspend]): resumed from the callback, from another thread later,
+// from another task, many suspended at once.
 // Built against native libtbb too (_native): it checks only what both do.
+#include <oneapi/tbb/cache_aligned_allocator.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/queuing_mutex.h>
 #include <oneapi/tbb/queuing_rw_mutex.h>
+#include <oneapi/tbb/task.h>
+#include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
 #include <gtest/gtest.h>
@@ -343,6 +349,119 @@ TEST(TbbQueuingMutex, ExcludesAndCountsEveryIncrement) {
   EXPECT_EQ(violations.load(), 0);
   EXPECT_EQ(total, long{k_threads} * k_iters);
   for (int t = 0; t < k_threads; ++t) EXPECT_EQ(per_thread[t], k_iters);
+}
+
+TEST(TbbSuspend, ResumedFromTheCallback) {
+  const std::thread::id me = std::this_thread::get_id();
+  bool called = false;
+  tbb::task::suspend([&](tbb::task::suspend_point sp) {
+    called = true;
+    tbb::task::resume(sp);  // before the suspend has even begun to wait
+  });
+  EXPECT_TRUE(called);
+  EXPECT_EQ(std::this_thread::get_id(), me);
+}
+
+TEST(TbbSuspend, ResumedFromAnotherThreadLater) {
+  std::atomic<bool> resumed{false};
+  std::thread resumer;
+  tbb::task::suspend([&](tbb::task::suspend_point sp) {
+    resumer = std::thread([sp, &resumed] {
+      std::this_thread::sleep_for(30ms);  // the suspended thread is asleep by now
+      resumed.store(true);
+      tbb::task::resume(sp);
+    });
+  });
+  EXPECT_TRUE(resumed.load());  // not before the resume
+  resumer.join();
+}
+
+// Each task suspends and hands its resume to a new task of the same group.
+TEST(TbbSuspend, ResumedFromAnotherTask) {
+  constexpr int k_tasks = 100;
+  std::atomic<int> suspended{0};
+  std::atomic<int> resumed{0};
+  std::atomic<int> finished{0};
+  tbb::task_group tg;
+  for (int i = 0; i < k_tasks; ++i) {
+    tg.run([&] {
+      tbb::task::suspend([&](tbb::task::suspend_point sp) {
+        suspended.fetch_add(1);
+        tg.run([sp, &resumed] {
+          resumed.fetch_add(1);
+          tbb::task::resume(sp);
+        });
+      });
+      finished.fetch_add(1);
+    });
+  }
+  tg.wait();
+  EXPECT_EQ(suspended.load(), k_tasks);
+  EXPECT_EQ(resumed.load(), k_tasks);
+  EXPECT_EQ(finished.load(), k_tasks);
+}
+
+// More tasks suspended at the same time than the pool has threads: all of them suspend
+// before any is resumed, and all finish.
+TEST(TbbSuspend, ManySuspendedAtOnce) {
+  const int n = 4 * tbb::this_task_arena::max_concurrency() + 4;
+  std::mutex m;
+  std::vector<tbb::task::suspend_point> points;
+  std::atomic<int> finished{0};
+  tbb::task_group tg;
+  for (int i = 0; i < n; ++i) {
+    tg.run([&] {
+      tbb::task::suspend([&](tbb::task::suspend_point sp) {
+        const std::lock_guard<std::mutex> g(m);
+        points.push_back(sp);
+      });
+      finished.fetch_add(1);
+    });
+  }
+  const bool all_suspended = eventually([&] {
+    const std::lock_guard<std::mutex> g(m);
+    return static_cast<int>(points.size()) == n;
+  });
+  EXPECT_TRUE(all_suspended);
+  EXPECT_EQ(finished.load(), 0);
+  {
+    const std::lock_guard<std::mutex> g(m);
+    for (tbb::task::suspend_point sp : points) tbb::task::resume(sp);
+  }
+  if (!all_suspended) {  // resume the late ones too, so that the wait ends
+    ASSERT_TRUE(eventually([&] {
+      const std::lock_guard<std::mutex> g(m);
+      return static_cast<int>(points.size()) == n;
+    }));
+    const std::lock_guard<std::mutex> g(m);
+    for (tbb::task::suspend_point sp : points) tbb::task::resume(sp);
+  }
+  tg.wait();
+  EXPECT_EQ(finished.load(), n);
+}
+
+// The suspend point handed to the callback is the task's current one, and thread-specific
+// storage keyed by it (ets_suspend_aware) is the same after the resume.
+TEST(TbbSuspend, CurrentSuspendPointIsTheOneHandedOut) {
+  tbb::enumerable_thread_specific<int, tbb::cache_aligned_allocator<int>, tbb::ets_suspend_aware> local;
+  std::atomic<int> checked{0};
+  tbb::parallel_for(0, 8, [&](int i) {
+    local.local() = i;
+    const tbb::task::suspend_point before = tbb::detail::r1::current_suspend_point();
+    EXPECT_NE(before, nullptr);
+    std::thread resumer;
+    tbb::task::suspend([&](tbb::task::suspend_point sp) {
+      EXPECT_EQ(sp, before);
+      resumer = std::thread([sp] {
+        std::this_thread::sleep_for(5ms);
+        tbb::task::resume(sp);
+      });
+    });
+    resumer.join();
+    EXPECT_EQ(local.local(), i);
+    checked.fetch_add(1);
+  });
+  EXPECT_EQ(checked.load(), 8);
 }
 
 }  // namespace
