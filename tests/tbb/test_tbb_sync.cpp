@@ -4,7 +4,9 @@
 // try_acquire, the queue's order, and waiters inside TBB tasks.
 // Resumable tasks ([P-TBB Suspend]): resumed from the callback, from another thread later,
 // from another task, many suspended at once.
+// The arena's debug wait, task_arena::debug_wait_until_empty.
 // Built against native libtbb too (_native): it checks only what both do.
+#define __TBB_EXTRA_DEBUG 1  // task_arena::debug_wait_until_empty
 #include <oneapi/tbb/cache_aligned_allocator.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -462,6 +464,37 @@ TEST(TbbSuspend, CurrentSuspendPointIsTheOneHandedOut) {
     checked.fetch_add(1);
   });
   EXPECT_EQ(checked.load(), 8);
+}
+
+// Enqueued tasks, and the tasks they spawn, have all run when the wait returns. (Native
+// oneTBB's wait leaves an arena of one, which has no worker, with its enqueued tasks.)
+TEST(TbbArenaDebugWait, WaitsForEnqueuedWorkAndItsChildren) {
+#if FORKJOIN_TBB_NATIVE
+  const std::vector<int> concurrencies{2, 4};
+#else
+  const std::vector<int> concurrencies{1, 2, 4};
+#endif
+  for (int concurrency : concurrencies) {
+    tbb::task_arena arena(concurrency);
+    std::atomic<int> done{0};
+    constexpr int k_tasks = 20;
+    for (int i = 0; i < k_tasks; ++i) {
+      arena.enqueue([&] {
+        std::this_thread::sleep_for(1ms);
+        tbb::parallel_for(0, 10, [&](int) { done.fetch_add(1); });
+      });
+    }
+    arena.debug_wait_until_empty();
+    EXPECT_EQ(done.load(), k_tasks * 10) << "concurrency " << concurrency;
+  }
+}
+
+TEST(TbbArenaDebugWait, ReturnsAtOnceOnAnIdleArena) {
+  tbb::task_arena arena(2);
+  const auto start = std::chrono::steady_clock::now();
+  arena.debug_wait_until_empty();  // initializes the arena, which has nothing to do
+  arena.debug_wait_until_empty();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
 }
 
 }  // namespace
