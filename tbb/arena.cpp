@@ -233,7 +233,7 @@ pool_impl& pool_of(d1::task_arena_base* ta) {
 // polls, so that it runs even while this thread's own deque is busy.
 void enqueue_on(pool_impl& p, d1::task& t, d1::task_group_context& ctx) {
   task_group_context_impl::bind(ctx);
-  auto* job = ::new (task_accessor::reserved(t)) task_job(&t, &ctx, d1::no_slot, d1::no_slot);
+  task_job* job = tl::job_for(t, ctx, d1::no_slot, d1::no_slot);
   forkjoin::detail::inject_job(p, job);
 }
 }  // namespace

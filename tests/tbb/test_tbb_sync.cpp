@@ -5,6 +5,7 @@
 // Resumable tasks ([P-TBB Suspend]): resumed from the callback, from another thread later,
 // from another task, many suspended at once.
 // The arena's debug wait, task_arena::debug_wait_until_empty.
+// A task object submitted again before its previous submission ran ([P-TBB Task T1]).
 // Built against native libtbb too (_native): it checks only what both do.
 #define __TBB_EXTRA_DEBUG 1  // task_arena::debug_wait_until_empty
 #include <oneapi/tbb/cache_aligned_allocator.h>
@@ -495,6 +496,68 @@ TEST(TbbArenaDebugWait, ReturnsAtOnceOnAnIdleArena) {
   arena.debug_wait_until_empty();  // initializes the arena, which has nothing to do
   arena.debug_wait_until_empty();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+namespace d1 = tbb::detail::d1;
+
+// A task object that is never freed: counts its runs and releases the wait each time.
+class counting_task : public d1::task {
+ public:
+  counting_task(std::atomic<int>& runs, d1::wait_context& wait) : runs_(runs), wait_(wait) {}
+  d1::task* execute(d1::execution_data&) override {
+    runs_.fetch_add(1);
+    wait_.release();
+    return nullptr;
+  }
+  d1::task* cancel(d1::execution_data&) override {
+    ADD_FAILURE() << "cancelled";
+    wait_.release();
+    return nullptr;
+  }
+
+ private:
+  std::atomic<int>& runs_;
+  d1::wait_context& wait_;
+};
+
+// One task object spawned many times in a row, every submission queued before any runs:
+// from outside every pool (the injection queue) and from inside a task (the deque).
+TEST(TbbTaskResubmission, EverySubmissionRuns) {
+  constexpr int k_times = 1000;
+  for (bool inside : {false, true}) {
+    std::atomic<int> runs{0};
+    d1::wait_context wait(k_times);
+    tbb::task_group_context ctx;
+    counting_task task(runs, wait);
+    auto spawn_all = [&] {
+      for (int i = 0; i < k_times; ++i) d1::spawn(task, ctx);
+      d1::wait(wait, ctx);
+    };
+    if (inside) {
+      tbb::task_arena arena(2);
+      arena.execute(spawn_all);
+    } else {
+      spawn_all();
+    }
+    EXPECT_EQ(runs.load(), k_times) << (inside ? "inside a task" : "outside");
+  }
+}
+
+// The same task object submitted from several threads at once.
+TEST(TbbTaskResubmission, ConcurrentSubmissionsAllRun) {
+  constexpr int k_threads_submitting = 4;
+  constexpr int k_times = 2000;
+  std::atomic<int> runs{0};
+  d1::wait_context wait(k_threads_submitting * k_times);
+  tbb::task_group_context ctx;
+  counting_task task(runs, wait);
+  tbb::task_arena arena(2);
+  arena.initialize();
+  on_threads(k_threads_submitting, [&](int) {
+    for (int i = 0; i < k_times; ++i) submit(task, arena, ctx, /*as_critical=*/false);
+  });
+  arena.execute([&] { d1::wait(wait, ctx); });
+  EXPECT_EQ(runs.load(), k_threads_submitting * k_times);
 }
 
 }  // namespace
