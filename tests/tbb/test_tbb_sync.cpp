@@ -6,6 +6,7 @@
 // from another task, many suspended at once.
 // The arena's debug wait, task_arena::debug_wait_until_empty.
 // A task object submitted again before its previous submission ran ([P-TBB Task T1]).
+// Waits nested through their own deque stop before the stack runs out ([P-TBB Wait Deep]).
 // Built against native libtbb too (_native): it checks only what both do.
 #define __TBB_EXTRA_DEBUG 1  // task_arena::debug_wait_until_empty
 #include <oneapi/tbb/cache_aligned_allocator.h>
@@ -559,5 +560,67 @@ TEST(TbbTaskResubmission, ConcurrentSubmissionsAllRun) {
   arena.execute([&] { d1::wait(wait, ctx); });
   EXPECT_EQ(runs.load(), k_threads_submitting * k_times);
 }
+
+#if !FORKJOIN_TBB_NATIVE
+// Waits nested through the waiter's own deque: each task takes a kilobyte of stack and
+// waits for `hold`, so a wait that ran every queued task inside the one before would need
+// 20000 levels (some 40 MiB). The waits stop nesting when half of the stack is used; the
+// tasks left run once `hold` is released. (Native oneTBB runs a wait's own tasks at any
+// depth: this overflows its stack, so the native twin leaves it out.)
+class deep_task : public d1::task {
+ public:
+  deep_task(std::atomic<int>& executed, d1::wait_context& hold, d1::wait_context& all, tbb::task_group_context& ctx)
+      : executed_(executed), hold_(hold), all_(all), ctx_(ctx) {}
+  d1::task* execute(d1::execution_data&) override {
+    volatile char consume_stack[1024] = {};
+    executed_.fetch_add(1);
+    d1::wait(hold_, ctx_);
+    all_.release();
+    static_cast<void>(consume_stack[0]);
+    return nullptr;
+  }
+  d1::task* cancel(d1::execution_data&) override {
+    all_.release();
+    return nullptr;
+  }
+
+ private:
+  std::atomic<int>& executed_;
+  d1::wait_context& hold_;
+  d1::wait_context& all_;
+  tbb::task_group_context& ctx_;
+};
+
+TEST(TbbWaitDepth, NestedWaitsStopBeforeTheStackRunsOut) {
+  constexpr int k_tasks = 20000;
+  std::atomic<int> executed{0};
+  d1::wait_context hold(1);
+  d1::wait_context all(k_tasks);
+  tbb::task_group_context ctx;
+  std::vector<deep_task> tasks;
+  tasks.reserve(k_tasks);
+  for (int i = 0; i < k_tasks; ++i) tasks.emplace_back(executed, hold, all, ctx);
+  int executed_while_held = 0;
+  std::thread releaser([&] {
+    int seen = -1;
+    while (executed.load() == 0 || executed.load() != seen) {  // until the nesting stopped
+      seen = executed.load();
+      std::this_thread::sleep_for(300ms);
+    }
+    executed_while_held = seen;
+    hold.release();
+  });
+  tbb::task_arena arena(2);
+  arena.execute([&] {
+    for (deep_task& t : tasks) d1::spawn(t, ctx);
+    d1::wait(hold, ctx);
+    d1::wait(all, ctx);
+  });
+  releaser.join();
+  EXPECT_LT(executed_while_held, k_tasks);
+  EXPECT_GT(executed_while_held, 0);
+  EXPECT_EQ(executed.load(), k_tasks);
+}
+#endif
 
 }  // namespace
