@@ -285,15 +285,18 @@ TEST(TbbQueuingRwMutex, WaitersEnterInQueueOrder) {
     order.push_back(who);
   };
   std::vector<std::thread> threads;
+  std::atomic<int> arriving{0};
   {
     qrw::scoped_lock holder(m, true);
     const bool writes[] = {false, true, false};
     for (int i = 0; i < 3; ++i) {
       threads.emplace_back([&, i] {
+        arriving.store(i + 1);
         qrw::scoped_lock l(m, writes[i]);
         record(i);
         std::this_thread::sleep_for(20ms);
       });
+      ASSERT_TRUE(eventually([&] { return arriving.load() == i + 1; }));
       std::this_thread::sleep_for(100ms);  // let it queue before the next one comes
     }
   }
