@@ -4,6 +4,7 @@
 // Protocol: tbb/DESIGN.md [P-TBB Arena].
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -357,7 +358,7 @@ pool_impl& pool_of(d1::task_arena_base* ta) {
 // polls, so that it runs even while this thread's own deque is busy.
 void enqueue_on(pool_impl& p, d1::task& t, d1::task_group_context& ctx) {
   task_group_context_impl::bind(ctx);
-  auto* job = ::new (task_accessor::reserved(t)) task_job(&t, &ctx, d1::no_slot, d1::no_slot);
+  task_job* job = tl::job_for(t, ctx, d1::no_slot, d1::no_slot);
   forkjoin::detail::inject_job(p, job);
 }
 }  // namespace
@@ -374,7 +375,31 @@ void submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t) 
   tl::submit_to(a != nullptr ? a->use() : tl::current_pool(), t, c, d1::no_slot);
 }
 
-void wait(d1::task_arena_base&) { tl::refuse("task_arena::debug_wait_until_empty (r1::wait on an arena)"); }
+// [P-TBB Arena A10] task_arena::debug_wait_until_empty: enters the arena as execute does and
+// runs what this thread can (its own deque, the pool's injection queue) until the arena
+// looks empty: nothing injected, nothing left on this thread's deque, and every other worker
+// of the pool asleep (a blocked worker or a spare is not). A debugging aid: a thread that
+// holds the pool's external slot meanwhile is not watched.
+void wait(d1::task_arena_base& ta) {
+  arena* a = tl::arena_of(ta);
+  if (a == nullptr) return;
+  tl::run_on(a->use(), [] {
+    forkjoin::detail::worker& w = *forkjoin::detail::tls_worker;
+    const bool is_worker = w.index_ != 0 && w.index_ < w.pool_size_;  // slot 0: the external slot, no thread
+    const std::uint32_t others = w.pool_size_ - 1 - (is_worker ? 1 : 0);
+    for (;;) {
+      forkjoin::detail::run_own_until(
+          w, [](const void*) { return false; }, nullptr);
+      forkjoin::detail::yield_to_injected(w);
+      // acquire: pairs with the sleepers' [P-SLEEP IncSleepers] RMW: what they ran before
+      // falling asleep is visible to the caller
+      const std::uint32_t sleeping =
+          forkjoin::detail::idle_count::decode(w.idle_word_->load(std::memory_order_acquire)).sleeping;
+      if (sleeping >= others && !forkjoin::detail::injected_pending(w)) return;
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  });
+}
 
 // global_control: [P-TBB Arena A2].
 struct global_control_impl {

@@ -30,22 +30,33 @@
 namespace tbb::detail::r1 {
 
 // The spawned form of a task ([P-TBB Task T1]): a forkjoin job placed in the task's
-// m_reserved words, which the headers leave to the runtime. It names the task, its context
-// and the slots execute sees in execution_data.
+// m_reserved words, which the headers leave to the runtime, or, when the task is submitted
+// again while that one is still queued, in a block of its own. It names the task, its
+// context and the slots execute sees in execution_data. The slots come first: they fill
+// the job header's tail padding, so the job takes 40 of m_reserved's 48 bytes and the last
+// word is left for the in-use flag.
 struct task_job : forkjoin::detail::job_header {
-  task_job(d1::task* t, d1::task_group_context* c, d1::slot_id original, d1::slot_id affinity) noexcept;
-  d1::task* task;
-  d1::task_group_context* context;
+  task_job(execute_fn fn, d1::task* t, d1::task_group_context* c, d1::slot_id original, d1::slot_id affinity) noexcept
+      : job_header(fn), original_slot(original), affinity_slot(affinity), task(t), context(c) {}
   d1::slot_id original_slot;
   d1::slot_id affinity_slot;
+  d1::task* task;
+  d1::task_group_context* context;
 };
 
 // Friend of d1::task and d1::task_traits (declared in _task.h).
 struct task_accessor {
   static void* reserved(d1::task& t) noexcept { return t.m_reserved; }
   static constexpr std::size_t k_reserved_bytes = sizeof(d1::task::m_reserved);
+  static constexpr std::size_t k_in_use_word = sizeof(d1::task::m_reserved) / sizeof(std::uint64_t) - 1;
+  // [P-TBB Task T1] 1 while the job in m_reserved is queued (from the submission that built
+  // it until its run has copied it out, T3); zero-initialised with the task.
+  static std::atomic_ref<std::uint64_t> in_use(d1::task& t) noexcept {
+    return std::atomic_ref<std::uint64_t>(t.m_reserved[k_in_use_word]);
+  }
 };
-static_assert(sizeof(task_job) <= task_accessor::k_reserved_bytes, "a task_job must fit in d1::task::m_reserved");
+static_assert(sizeof(task_job) <= task_accessor::k_in_use_word * sizeof(std::uint64_t),
+              "a task_job must fit in d1::task::m_reserved before the in-use word");
 
 // The holder of a context's captured exception (only declared by task_group.h).
 class tbb_exception_ptr {
@@ -175,6 +186,9 @@ d1::task_group_context* current_context() noexcept;
 // Pushes t as a job: on this thread's deque when it works for `target`, else into target's
 // injection queue ([P-TBB Task T2]).
 void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::slot_id affinity);
+// t's job for one submission ([P-TBB Task T1]): the one in its m_reserved words, or an
+// allocated one while that is still queued.
+r1::task_job* job_for(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity);
 
 // wait.cpp: helps on this thread's pool until w's count is zero ([P-TBB Wait]).
 void help_until_released(worker& w, const d1::wait_context& wc) noexcept;
@@ -229,6 +243,13 @@ void observers_leave(pool_impl& p) noexcept;
 extern thread_local std::intptr_t t_isolation_key;
 // The pool an observer of arena a watches ([P-TBB Arena A8]).
 pool_impl& observed_pool(r1::arena& a);
+// sync.cpp ([P-TBB Block]): blocks the calling thread until ready(arg) is true, tested under
+// the mutex of address's bucket; a worker inside forkjoin::blocking (its pool keeps its
+// parallelism) when `compensate`. wake_address wakes every thread blocked on that bucket.
+// The waker changes the state that ready reads first, and needs nothing at address itself
+// (it may be gone).
+void block_until(const void* address, bool (*ready)(const void*), const void* arg, bool compensate);
+void wake_address(const void* address) noexcept;
 
 // misc.cpp: "libforkjoin-tbb: <what> is not supported" on stderr, then abort.
 [[noreturn]] void refuse(const char* what) noexcept;

@@ -1,8 +1,8 @@
 // misc.cpp: the entry points with little or nothing to do on forkjoin: memory
 // (cache-aligned blocks, tbb_allocator's), the version queries, the assertion handler,
 // topology queries (one NUMA node, one core type: forkjoin reads no hwloc), the ITT
-// instrumentation hooks (no tool is attached: they do nothing), and the refused feature
-// (resumable tasks), which fails loudly. docs/tbb.md lists which is which.
+// instrumentation hooks (no tool is attached: they do nothing), and refuse(), the loud stop
+// for a call no correct program makes (set_end_of_input outside its pipeline's input filter).
 // constraints as the preview extension lays them out (core_type, max_threads_per_core), so
 // that constraints_threads_per_core can read what such a program passes.
 #define TBB_PREVIEW_TASK_ARENA_CONSTRAINTS_EXTENSION 1
@@ -34,10 +34,6 @@ namespace tl = forkjoin::detail::tbb_layer;
 namespace {
 // oneTBB's own figure for the line size it pads to (two 64-byte lines: adjacent-line prefetch).
 constexpr std::size_t k_cache_line_size = 128;
-
-[[noreturn]] void refuse_by_throwing(const char* what) {
-  throw std::runtime_error(std::string("libforkjoin-tbb: ") + what + " is not supported");
-}
 }  // namespace
 
 std::size_t cache_line_size() { return k_cache_line_size; }
@@ -98,12 +94,6 @@ void itt_region_begin(d1::itt_domain_enum, void*, unsigned long long, void*, uns
                       d0::string_resource_index) {}
 void itt_region_end(d1::itt_domain_enum, void*, unsigned long long) {}
 
-// Refused: resumable tasks need a coroutine stack per suspended task, which forkjoin's
-// workers do not have. suspend throws before anything is suspended; the other two are only
-// reachable from inside a suspend.
-void suspend(suspend_callback_type, void*) { refuse_by_throwing("resumable tasks (tbb::task::suspend)"); }
-void resume(suspend_point_type*) { tl::refuse("resumable tasks (tbb::task::resume)"); }
-suspend_point_type* current_suspend_point() { tl::refuse("resumable tasks (tbb::task::current_suspend_point)"); }
 
 }  // namespace tbb::detail::r1
 

@@ -1,10 +1,9 @@
 // sync.cpp: the blocking primitives the headers call: address waits (waitable_atomic,
 // collaborative_call_once), concurrent_bounded_queue's two monitors, and the speculative
-// (RTM) mutexes, here plain spin mutexes that never speculate. queuing_rw_mutex is refused.
-// A thread that blocks while it works for a pool does so inside forkjoin::blocking, so the
-// pool keeps its parallelism. Protocol: tbb/DESIGN.md [P-TBB Block].
+// (RTM) mutexes, here plain spin mutexes that never speculate; and the address buckets that
+// the layer's other blocking waits sleep on (queuing_rw_mutex, suspend). A thread that blocks while it works for a pool
+// does so inside forkjoin::blocking, so the pool keeps its parallelism. Protocol: tbb/DESIGN.md [P-TBB Block].
 #include <oneapi/tbb/concurrent_queue.h>
-#include <oneapi/tbb/queuing_rw_mutex.h>
 #include <oneapi/tbb/spin_mutex.h>
 #include <oneapi/tbb/spin_rw_mutex.h>
 
@@ -26,13 +25,18 @@ namespace tl = forkjoin::detail::tbb_layer;
 // notification can never fall between a waiter's test and its sleep.
 class concurrent_monitor {
  public:
-  // Waits while `keep_waiting()` is true; its exception (user_abort) propagates.
+  // Waits while `keep_waiting()` is true; its exception (user_abort) propagates. A worker
+  // waits inside forkjoin::blocking unless `compensate` is false.
   template <class Pred>
-  void wait_while(Pred keep_waiting) {
-    forkjoin::blocking([&] {
+  void wait_while(Pred keep_waiting, bool compensate = true) {
+    auto wait = [&] {
       std::unique_lock<std::mutex> lock(mutex_);
       while (keep_waiting()) cv_.wait(lock);
-    });
+    };
+    if (compensate)
+      forkjoin::blocking(wait);
+    else
+      wait();
   }
   void notify_all() {
     { const std::lock_guard<std::mutex> lock(mutex_); }  // [P-TBB Block] after the state change
@@ -174,13 +178,14 @@ void release(d1::rtm_rw_mutex::scoped_lock& s) { rtm_rw_mutex_impl::release(s); 
 bool upgrade(d1::rtm_rw_mutex::scoped_lock& s) { return rtm_rw_mutex_impl::upgrade(s); }
 bool downgrade(d1::rtm_rw_mutex::scoped_lock& s) { return rtm_rw_mutex_impl::downgrade(s); }
 
-// queuing_rw_mutex: refused at construction, before any thread can rely on it.
-void construct(d1::queuing_rw_mutex&) { tl::refuse("queuing_rw_mutex"); }
-void acquire(d1::queuing_rw_mutex&, d1::queuing_rw_mutex::scoped_lock&, bool) { tl::refuse("queuing_rw_mutex"); }
-bool try_acquire(d1::queuing_rw_mutex&, d1::queuing_rw_mutex::scoped_lock&, bool) { tl::refuse("queuing_rw_mutex"); }
-void release(d1::queuing_rw_mutex::scoped_lock&) { tl::refuse("queuing_rw_mutex"); }
-bool upgrade_to_writer(d1::queuing_rw_mutex::scoped_lock&) { tl::refuse("queuing_rw_mutex"); }
-bool downgrade_to_reader(d1::queuing_rw_mutex::scoped_lock&) { tl::refuse("queuing_rw_mutex"); }
-bool is_writer(const d1::queuing_rw_mutex::scoped_lock&) { tl::refuse("queuing_rw_mutex"); }
-
 }  // namespace tbb::detail::r1
+
+namespace forkjoin::detail::tbb_layer {
+
+void block_until(const void* address, bool (*ready)(const void*), const void* arg, bool compensate) {
+  r1::monitor_of(address).wait_while([&] { return !ready(arg); }, compensate);
+}
+
+void wake_address(const void* address) noexcept { r1::monitor_of(address).notify_all(); }
+
+}  // namespace forkjoin::detail::tbb_layer

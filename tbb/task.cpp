@@ -14,21 +14,6 @@
 #include <immintrin.h>
 #endif
 
-namespace tbb::detail::r1 {
-
-task_job::task_job(d1::task* t, d1::task_group_context* c, d1::slot_id original, d1::slot_id affinity) noexcept
-    : job_header(+[](forkjoin::detail::job_header* h) noexcept {
-        auto* j = static_cast<task_job*>(h);
-        // [P-TBB Task T3] copied out first: the task may free itself (and this job) as it runs.
-        forkjoin::detail::tbb_layer::run_task(*j->task, *j->context, j->original_slot, j->affinity_slot);
-      }),
-      task(t),
-      context(c),
-      original_slot(original),
-      affinity_slot(affinity) {}
-
-}  // namespace tbb::detail::r1
-
 namespace forkjoin::detail::tbb_layer {
 
 namespace {
@@ -86,6 +71,41 @@ class fp_scope {
 
 d1::task_group_context* current_context() noexcept { return tls_context; }
 
+namespace {
+
+// [P-TBB Task T3] the job in the task's m_reserved: copied out first, then the in-use word
+// cleared, before the task runs (and perhaps frees itself, or is submitted again).
+void run_reserved_job(job_header* h) noexcept {
+  auto* j = static_cast<r1::task_job*>(h);
+  d1::task& t = *j->task;
+  d1::task_group_context& ctx = *j->context;
+  const d1::slot_id original = j->original_slot;
+  const d1::slot_id affinity = j->affinity_slot;
+  r1::task_accessor::in_use(t).store(0, std::memory_order_release);  // pairs with T1's acquire exchange
+  run_task(t, ctx, original, affinity);
+}
+
+// [P-TBB Task T3] a job of its own (a submission made while the reserved one was queued).
+void run_allocated_job(job_header* h) noexcept {
+  auto* j = static_cast<r1::task_job*>(h);
+  d1::task& t = *j->task;
+  d1::task_group_context& ctx = *j->context;
+  const d1::slot_id original = j->original_slot;
+  const d1::slot_id affinity = j->affinity_slot;
+  deallocate_job(j, sizeof(r1::task_job));
+  run_task(t, ctx, original, affinity);
+}
+
+}  // namespace
+
+r1::task_job* job_for(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity) {
+  // [P-TBB Task T1] acquire: pairs with T3's release store (the last run of the reserved job
+  // copied it out before this submission writes it). An RMW: two threads may submit t at once.
+  if (r1::task_accessor::in_use(t).exchange(1, std::memory_order_acquire) == 0) [[likely]]
+    return ::new (r1::task_accessor::reserved(t)) r1::task_job(&run_reserved_job, &t, &ctx, original, affinity);
+  return ::new (allocate_job(sizeof(r1::task_job))) r1::task_job(&run_allocated_job, &t, &ctx, original, affinity);
+}
+
 void run_task(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity) noexcept {
   observers_on_task();  // [P-TBB Observe O2]
   d1::execution_data ed{&ctx, original, affinity};
@@ -120,8 +140,7 @@ void run_task(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1
 void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::slot_id affinity) {
   worker* w = tls_worker;
   const bool local = w != nullptr && w->pool_ == &target;
-  auto* job = ::new (r1::task_accessor::reserved(t))
-      r1::task_job(&t, &ctx, local ? static_cast<d1::slot_id>(w->index_) : d1::no_slot, affinity);
+  r1::task_job* job = job_for(t, ctx, local ? static_cast<d1::slot_id>(w->index_) : d1::no_slot, affinity);
   if (local) {
     // [P-TBB Task T2] as task_group::run does: published at once, so idle workers can take it.
     w->deque_.push_private(job);

@@ -1,8 +1,11 @@
 // wait.cpp: waiting for a d1::wait_context. The count lives in the program's object, where
 // the headers decrement it and call notify_waiters on the way to zero; a waiter helps with
 // pool work meanwhile through forkjoin's group wait, on a one-child latch of its own that
-// notify_waiters sets. Owns the table of registered waiters; not the task loop (task.cpp).
-// Protocol: tbb/DESIGN.md [P-TBB Wait].
+// notify_waiters sets; past half of its stack, with jobs on its own deque, it blocks instead
+// and leaves them to a spare. Owns the table of registered waiters; not the task loop
+// (task.cpp). Protocol: tbb/DESIGN.md [P-TBB Wait].
+#include <pthread.h>
+
 #include <array>
 #include <cstdint>
 #include <mutex>
@@ -21,7 +24,8 @@ struct waiter {
   pool_impl* pool;  // the waiter's pool: who to wake ([P-JOIN G1])
   count_latch latch;
   waiter* next = nullptr;
-  bool linked = false;  // under the bucket's mutex
+  bool linked = false;    // under the bucket's mutex
+  bool blocking = false;  // [P-TBB Wait Deep] blocked on the address bucket, not on the latch
 };
 
 // Buckets by address (picked by hand: waits in flight at once are few, one per nested
@@ -51,13 +55,59 @@ void unlink(bucket& b, waiter& me) noexcept {
   me.linked = false;
 }
 
+// [P-TBB Wait Deep] less than half of this thread's stack is left below this frame. The
+// bound is read once per thread (pthread_getattr_np).
+bool stack_is_deep() noexcept {
+  thread_local const std::uintptr_t limit = [] {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return std::uintptr_t{0};
+    void* low = nullptr;
+    std::size_t size = 0;
+    pthread_attr_getstack(&attr, &low, &size);
+    pthread_attr_destroy(&attr);
+    return reinterpret_cast<std::uintptr_t>(low) + size / 2;  // stacks grow down
+  }();
+  return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < limit;
+}
+
+bool released(const void* c) noexcept {
+  return !r1::external_waiter::pending(*static_cast<const d1::wait_context*>(c));
+}
+
+// [P-TBB Wait Deep] registered as W1-W3 do, but blocked on the address bucket of wc, inside
+// forkjoin::blocking (the jobs on this thread's deque are published and a spare thread
+// runs them), running nothing meanwhile.
+void wait_without_helping(worker& w, const d1::wait_context& wc) noexcept {
+  waiter me{&wc, w.pool_, {}};
+  me.blocking = true;
+  bucket& b = bucket_of(&wc);
+  b.waiters.fetch_add(1, std::memory_order_seq_cst);  // [P-TBB Wait W1] pairs with N2
+  {
+    const std::lock_guard<std::mutex> lock(b.mutex);
+    me.next = b.head;
+    b.head = &me;
+    me.linked = true;
+  }
+  // [P-TBB Wait W2] re-tested under the address bucket's mutex, which N3 takes to wake it
+  if (!released(&wc)) block_until(&wc, released, &wc, /*compensate=*/true);
+  {
+    const std::lock_guard<std::mutex> lock(b.mutex);  // [P-TBB Wait W3]
+    if (me.linked) unlink(b, me);
+  }
+  b.waiters.fetch_sub(1, std::memory_order_relaxed);  // only a hint past W3: a stale count costs N3 a lock
+}
+
 }  // namespace
 
 void help_until_released(worker& w, const d1::wait_context& wc) noexcept {
+  // [P-TBB Wait Deep] with half of the stack used, the jobs of this thread's own deque would
+  // nest here without bound (W0 and forkjoin's help loop pop them; its steals stop at this
+  // depth already): they go to a spare instead. With none, the latch wait below runs nothing.
+  if (stack_is_deep() && w.deque_.size() > 0) [[unlikely]] {
+    wait_without_helping(w, wc);
+    return;
+  }
   // [P-TBB Wait W0] the children still on this thread's deque first, with no registration.
-  const auto released = [](const void* c) {
-    return !r1::external_waiter::pending(*static_cast<const d1::wait_context*>(c));
-  };
   if (run_own_until(w, released, &wc)) return;
   waiter me{&wc, w.pool_, {}};
   me.latch.add_child();  // the release of wc to zero; nothing publishes the latch but the mutex
@@ -100,7 +150,8 @@ void notify_waiters(std::uintptr_t wait_ctx_addr) {
   const void* address = reinterpret_cast<const void*>(wait_ctx_addr);
   tl::bucket& b = tl::bucket_of(address);
   if (b.waiters.load(std::memory_order_seq_cst) == 0) return;  // [P-TBB Wait N2] pairs with W1
-  const std::lock_guard<std::mutex> lock(b.mutex);             // [P-TBB Wait N3]
+  bool wake_blocked = false;
+  const std::lock_guard<std::mutex> lock(b.mutex);  // [P-TBB Wait N3]
   for (tl::waiter** p = &b.head; *p != nullptr;) {
     tl::waiter* e = *p;
     if (e->address != address) {
@@ -109,6 +160,10 @@ void notify_waiters(std::uintptr_t wait_ctx_addr) {
     }
     *p = e->next;
     e->linked = false;
+    if (e->blocking) {  // [P-TBB Wait Deep] woken through the address bucket below
+      wake_blocked = true;
+      continue;
+    }
     // The waiter may leave wait_for_group now, but not W3 before this lock is released: e
     // stays valid until the end of the loop.
     const std::uint64_t prev = e->latch.finish_child();  // [P-JOIN G2] release pairs with the waiter's G3
@@ -116,6 +171,9 @@ void notify_waiters(std::uintptr_t wait_ctx_addr) {
     if ((prev >> 16) == 1 && sleeper != 0)
       forkjoin::detail::wake_group_waiter(*e->pool, static_cast<std::uint32_t>(sleeper - 1));
   }
+  // [P-TBB Wait Deep] after N1: a blocked waiter re-tests the count under the address
+  // bucket's mutex, which this takes
+  if (wake_blocked) tl::wake_address(address);
 }
 
 }  // namespace tbb::detail::r1
