@@ -94,7 +94,6 @@ void itt_region_begin(d1::itt_domain_enum, void*, unsigned long long, void*, uns
                       d0::string_resource_index) {}
 void itt_region_end(d1::itt_domain_enum, void*, unsigned long long) {}
 
-
 }  // namespace tbb::detail::r1
 
 extern "C" {
