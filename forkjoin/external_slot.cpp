@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "cpu_budget.hpp"
 #include "pool_impl.hpp"
@@ -63,6 +64,8 @@ void run_external(pool_impl& p, job_header& job) { p.run_external(job); }
 // won D3 stays queued until some thread pops it, and a pool without workers may never pop
 // it. Run what is queued of them (the claim is lost: each drops its last reference).
 void pool_impl::drop_queued_delegates() noexcept {
+  // [P-SLOT D6] a caller whose job a worker ran may still be leaving run_delegated
+  while (delegated_callers_.load(std::memory_order_acquire) != 0) std::this_thread::yield();  // pairs with its release
   std::size_t taken = 0;
   job_header* j = injector_.pop_batch(~std::size_t{0}, taken);
   while (j != nullptr) {
@@ -118,6 +121,15 @@ void pool_impl::release_slot() noexcept {
 }
 
 void pool_impl::run_delegated(job_header& job) {
+  // [P-SLOT D6] counted while it may touch the slot's word, mutex and condition variable: the
+  // destructor waits for the count to fall to zero before they are destroyed
+  delegated_callers_.fetch_add(1, std::memory_order_relaxed);  // before any access it covers
+  struct leave_guard {
+    std::atomic<std::size_t>& callers;
+    ~leave_guard() {
+      callers.fetch_sub(1, std::memory_order_release);  // [P-SLOT D6] pairs with the destructor's acquire
+    }
+  } leave{delegated_callers_};
   std::optional<token_pause> blocked(std::in_place);  // [P-BUDGET Block] no CPU token while waiting
   auto* d = new slot_delegate(*this, job);
   inject(d);  // [P-SLOT D1] a worker, or the slot's holder while it waits, may run it

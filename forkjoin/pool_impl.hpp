@@ -164,7 +164,9 @@ class pool_impl final : private work_monitor {
   void run_in_slot(job_header& job) noexcept;  // [P-SLOT T1]'s owner runs job, then T2
   void release_slot() noexcept;                // [P-SLOT T2, T3]
   void run_delegated(job_header& job);
-  void drop_queued_delegates() noexcept;  // [P-SLOT D4] at destruction         // [P-SLOT D1, D2, D3, D4, D5]
+  void drop_queued_delegates() noexcept;  // [P-SLOT D4, D6] at destruction
+  std::atomic<std::size_t> delegated_callers_{
+      0};  // [P-SLOT D6] callers inside run_delegated         // [P-SLOT D1, D2, D3, D4, D5]
   injector injector_;
   std::unique_ptr<observer> observer_;  // trace rings and FORKJOIN_STATS; null when neither is on
 
