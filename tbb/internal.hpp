@@ -167,11 +167,14 @@ struct task_arena_impl {
 
 // The layer's own functions stay out of the exported set although FORKJOIN_1 exports
 // forkjoin::* ([P-TBB Link]): hidden here, at their first declaration.
-// The runtime's fork generation ([P-FORK]), incremented in every fork() child: defined in
-// libforkjoin-omp, so declared before the hidden section.
+// The runtime's fork generation ([P-FORK]), incremented in every fork() child, and the
+// stealing limit below: defined in libforkjoin-omp, so declared before the hidden section.
 namespace forkjoin::detail {
 std::uint32_t current_fork_generation() noexcept;
-}
+// The address below which a waiter of this thread stops stealing ([P-JOIN Stack]): half of
+// its stack, read once per thread. Also libforkjoin-omp's.
+std::uintptr_t steal_limit_of_this_thread() noexcept;
+}  // namespace forkjoin::detail
 
 #pragma GCC visibility push(hidden)
 namespace forkjoin::detail::tbb_layer {

@@ -4,11 +4,11 @@
 // notify_waiters sets; past half of its stack, with jobs on its own deque, it blocks instead
 // and leaves them to a spare. Owns the table of registered waiters; not the task loop
 // (task.cpp). Protocol: tbb/DESIGN.md [P-TBB Wait].
-#include <pthread.h>
 
 #include <array>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 
 #include "forkjoin/detail/atomic.hpp"
 #include "forkjoin/detail/waiting_api.hpp"
@@ -55,19 +55,28 @@ void unlink(bucket& b, waiter& me) noexcept {
   me.linked = false;
 }
 
-// [P-TBB Wait Deep] less than half of this thread's stack is left below this frame. The
-// bound is read once per thread (pthread_getattr_np).
+// [P-TBB Wait Deep] less than half of this thread's stack is left below this frame: the
+// runtime's own stealing limit ([P-JOIN Stack]), read once per thread.
 bool stack_is_deep() noexcept {
-  thread_local const std::uintptr_t limit = [] {
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0) return std::uintptr_t{0};
-    void* low = nullptr;
-    std::size_t size = 0;
-    pthread_attr_getstack(&attr, &low, &size);
-    pthread_attr_destroy(&attr);
-    return reinterpret_cast<std::uintptr_t>(low) + size / 2;  // stacks grow down
-  }();
-  return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < limit;
+  return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < steal_limit_of_this_thread();
+}
+
+// [P-TBB Wait W1] count `me` in its bucket (pairs with N2), then link it under the mutex.
+void register_waiter(bucket& b, waiter& me) noexcept {
+  b.waiters.fetch_add(1, std::memory_order_seq_cst);  // [P-TBB Wait W1] pairs with N2
+  const std::lock_guard<std::mutex> lock(b.mutex);
+  me.next = b.head;
+  b.head = &me;
+  me.linked = true;
+}
+
+// [P-TBB Wait W3] no notifier touches `me` after this.
+void unregister_waiter(bucket& b, waiter& me) noexcept {
+  {
+    const std::lock_guard<std::mutex> lock(b.mutex);  // [P-TBB Wait W3]
+    if (me.linked) unlink(b, me);
+  }
+  b.waiters.fetch_sub(1, std::memory_order_relaxed);  // only a hint past W3: a stale count costs N3 a lock
 }
 
 bool released(const void* c) noexcept {
@@ -81,20 +90,10 @@ void wait_without_helping(worker& w, const d1::wait_context& wc) noexcept {
   waiter me{&wc, w.pool_, {}};
   me.blocking = true;
   bucket& b = bucket_of(&wc);
-  b.waiters.fetch_add(1, std::memory_order_seq_cst);  // [P-TBB Wait W1] pairs with N2
-  {
-    const std::lock_guard<std::mutex> lock(b.mutex);
-    me.next = b.head;
-    b.head = &me;
-    me.linked = true;
-  }
+  register_waiter(b, me);
   // [P-TBB Wait W2] re-tested under the address bucket's mutex, which N3 takes to wake it
   if (!released(&wc)) block_until(&wc, released, &wc, /*compensate=*/true);
-  {
-    const std::lock_guard<std::mutex> lock(b.mutex);  // [P-TBB Wait W3]
-    if (me.linked) unlink(b, me);
-  }
-  b.waiters.fetch_sub(1, std::memory_order_relaxed);  // only a hint past W3: a stale count costs N3 a lock
+  unregister_waiter(b, me);
 }
 
 }  // namespace
@@ -112,31 +111,18 @@ void help_until_released(worker& w, const d1::wait_context& wc) noexcept {
   waiter me{&wc, w.pool_, {}};
   me.latch.add_child();  // the release of wc to zero; nothing publishes the latch but the mutex
   bucket& b = bucket_of(&wc);
-  b.waiters.fetch_add(1, std::memory_order_seq_cst);  // [P-TBB Wait W1] pairs with N2
-  {
-    const std::lock_guard<std::mutex> lock(b.mutex);
-    me.next = b.head;
-    b.head = &me;
-    me.linked = true;
-  }
+  register_waiter(b, me);
   // [P-TBB Wait W2] either this load sees zero, or N2 sees W1 and N3 (after W1's critical
   // section, or before it, in which case W2 follows N1 through the mutex) finds `me`.
   if (r1::external_waiter::pending(wc)) {
-    if (t_isolation_key != 0) {
-      // [P-TBB Arena A5] a keyed region's wait (a collaborative_call_once helper waiting for
-      // the runner's work, which it may not run) counts as blocking: the pool starts a spare
-      // in its place, as oneTBB's helper would have run that work itself
-      const blocking_scope blocked(w);
-      wait_for_group(w, me.latch);
-    } else {
-      wait_for_group(w, me.latch);
-    }
+    // [P-TBB Arena A5] a keyed region's wait (a collaborative_call_once helper waiting for the
+    // runner's work, which it may not run) counts as blocking: the pool starts a spare in its
+    // place, as oneTBB's helper would have run that work itself
+    std::optional<blocking_scope> blocked;
+    if (t_isolation_key != 0) blocked.emplace(w);
+    wait_for_group(w, me.latch);
   }
-  {
-    const std::lock_guard<std::mutex> lock(b.mutex);  // [P-TBB Wait W3] no notifier touches `me` after this
-    if (me.linked) unlink(b, me);
-  }
-  b.waiters.fetch_sub(1, std::memory_order_relaxed);  // only a hint past W3: a stale count costs N3 a lock
+  unregister_waiter(b, me);
 }
 
 }  // namespace forkjoin::detail::tbb_layer
