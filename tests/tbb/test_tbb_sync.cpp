@@ -71,7 +71,7 @@ void on_threads(int n, F f) {
 TEST(TbbQueuingRwMutex, WritersExcludeEachOtherAndCountEveryIncrement) {
   qrw m;
   occupancy occ;
-  constexpr int k_iters = 20000;
+  constexpr int k_iters = 2000;                // 8 x 2000 FIFO hand-overs: seconds even beside busy processes
   std::vector<long> per_thread(k_threads, 0);  // plain data: the lock orders every access
   long total = 0;
   on_threads(k_threads, [&](int t) {
@@ -339,7 +339,7 @@ TEST(TbbQueuingRwMutex, WaitersInsideTasks) {
 
 TEST(TbbQueuingMutex, ExcludesAndCountsEveryIncrement) {
   tbb::queuing_mutex m;
-  constexpr int k_iters = 20000;
+  constexpr int k_iters = 2000;  // 8 x 2000 FIFO hand-overs: seconds even beside busy processes
   std::vector<long> per_thread(k_threads, 0);
   long total = 0;
   std::atomic<int> inside{0};
