@@ -20,6 +20,14 @@ bool reserve_worker(pool& p, std::size_t index) noexcept {
 }
 
 post_result post_to_worker(pool& p, std::size_t index, job_header* j, bool reserved) noexcept {
+  const post_result r = post_to_worker_unwoken(p, index, j, reserved);
+  if (r == post_result::prompt) wake_posted_worker(p, index);
+  return r;
+}
+
+void wake_posted_worker(pool& p, std::size_t index) noexcept { wake_worker(impl_of(p).slot(index)); }
+
+post_result post_to_worker_unwoken(pool& p, std::size_t index, job_header* j, bool reserved) noexcept {
   worker_slot& w = impl_of(p).slot(index);
   // [P-LEND R2] a worker already reserved by another poster is not offered this job at all:
   // it polls its mailbox while it waits (R3) and would take it
@@ -40,8 +48,7 @@ post_result post_to_worker(pool& p, std::size_t index, job_header* j, bool reser
   if (available == 0) return post_result::late;
   // [P-LEND R2] a worker reserved by another poster is kept for that poster's job
   if (available == 2 && !reserved && withdraw_from_worker(p, index, j)) return post_result::refused;
-  wake_worker(w);
-  return post_result::prompt;
+  return post_result::prompt;  // [P-LEND L9] the caller wakes it
 }
 
 bool worker_took_or_idle(pool& p, std::size_t index, job_header* j) noexcept {

@@ -27,6 +27,10 @@ enum class post_result {
 // loop before any other job. j must stay valid until it ran or was withdrawn. With
 // `reserved` (after reserve_worker) it waits for the mailbox to empty instead of refusing.
 post_result post_to_worker(pool& p, std::size_t index, job_header* j, bool reserved) noexcept;
+// [P-LEND L9] the same without the wake-up of a prompt post: the caller calls
+// wake_posted_worker(p, index) next, once its other posts are made.
+post_result post_to_worker_unwoken(pool& p, std::size_t index, job_header* j, bool reserved) noexcept;
+void wake_posted_worker(pool& p, std::size_t index) noexcept;
 // After `late`: true once the worker took j (it will run it), or became idle (it will take
 // j soon; woken if parked).
 bool worker_took_or_idle(pool& p, std::size_t index, job_header* j) noexcept;

@@ -228,12 +228,18 @@ void start_members(thread_state& ts, team& t) noexcept {
       m.reserved = fj::reserve_worker(p, order.target(k));
     }
   }
+  // [P-LEND L9] every post is made before the first wake-up: a woken worker may take this
+  // thread's CPU, and the members still awake would otherwise wait for their posts meanwhile
   bool any_late = false;
   for (unsigned k = 1; k < t.nthreads; ++k) {
     member_job& m = t.members[k - 1];
+    m.woken_later = false;
     if (m.target >= 0) {
-      const fj::post_result r = fj::post_to_worker(p, static_cast<std::size_t>(m.target), &m, m.reserved);
-      if (r == fj::post_result::prompt) continue;
+      const fj::post_result r = fj::post_to_worker_unwoken(p, static_cast<std::size_t>(m.target), &m, m.reserved);
+      if (r == fj::post_result::prompt) {
+        m.woken_later = true;
+        continue;
+      }
       if (r == fj::post_result::late) {
         m.late = true;
         any_late = true;
@@ -242,6 +248,8 @@ void start_members(thread_state& ts, team& t) noexcept {
     }
     run_on_spare(&m, ts.spares[k - 1]);
   }
+  for (unsigned k = 1; k < t.nthreads; ++k)
+    if (t.members[k - 1].woken_later) fj::wake_posted_worker(p, static_cast<std::size_t>(t.members[k - 1].target));
   ts.reserved.clear();
   if (!any_late) return;
   // [P-OMP Team S2] a busy worker gets k_grace to reach its idle loop; then its turn is

@@ -46,6 +46,7 @@ struct member_job : forkjoin::detail::job_header {
   int target = -1;        // the pool worker it was posted to, -1 if none
   bool reserved = false;  // target was reserved for it ([P-LEND R1])
   bool late = false;
+  bool woken_later = false;  // a prompt post whose wake-up comes after the others ([P-LEND L9])
 };
 
 struct team {
