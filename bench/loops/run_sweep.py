@@ -28,6 +28,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from provenance import provenance  # noqa: E402  (bench/provenance.py)
+
 SIZES = [1000, 10000, 100000, 1000000, 16000000]
 QUICK_SIZES = [1000, 100000]
 SONAME = {"libgomp": "libgomp.so", "libomp": "libomp.so", "forkjoin-omp": "libforkjoin-omp.so"}
@@ -124,6 +127,7 @@ def main():
     neighbour = None
     if a.busy:  # one CPU's worth of other work: a shell spinning at normal priority
         neighbour = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+    prov = provenance(a.reps)
     samples = {c: [] for c in configs}
     counters = {}
     load = [loadavg()]
@@ -174,7 +178,8 @@ def main():
         return 100.0 * (max(v) - min(v)) / m if m > 0 else None
 
     result = {
-        "threads": a.threads, "reps": a.reps, "busy_neighbour": a.busy, "sizes": sizes,
+        "provenance": prov, "threads": a.threads, "reps": a.reps, "quick": a.quick, "busy_neighbour": a.busy,
+        "sizes": sizes,
         "load_average": load, "steal_percent": steal_pct, "cpu_busy_percent": busy_pct,
         "rows": [{"lib": l, "sched": s, "mode": m, "n": n, "best_us": samples[(l, s, m, n)],
                   "median_us": median((l, s, m, n)), "counters": counters.get((l, s, m, n), [])}

@@ -55,6 +55,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from provenance import provenance  # noqa: E402  (bench/provenance.py)
+
 WORKLOADS = ["regions", "loop", "barrier", "tree"]
 OMP_ONLY = {"barrier"}
 RUNTIMES = ["gcc/libgomp", "gcc/fj-omp", "clang/libomp", "clang/fj-omp", "fj pool", "oneTBB"]
@@ -213,6 +216,7 @@ def main():
     # A SIGTERM (ctest's timeout) unwinds like an exception: the neighbours are killed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("run_matrix: terminated"))
 
+    prov = provenance(reps)
     started = time.monotonic()
     load = [loadavg()]
     t_start = cpu_times()
@@ -316,7 +320,7 @@ def main():
             f.write(text)
         base = a.out[:-3] if a.out.endswith(".md") else a.out
         with open(base + ".json", "w") as f:
-            json.dump({"threads": threads, "busy": busy, "reps": reps, "quick": a.quick, "timeout_s": a.timeout,
+            json.dump({"provenance": prov, "threads": threads, "busy": busy, "reps": reps, "quick": a.quick, "timeout_s": a.timeout,
                        "load_average": load, "steal_percent": steal_pct, "seconds": total_s, "expect": {
                            f"{w}/{t}": v for (w, t), v in expect.items()},
                        "runs": [{"workload": w, "runtime": r, "threads": t, "busy": b, "samples": [
