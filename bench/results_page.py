@@ -16,7 +16,10 @@ A data file is one of:
   - run_sweep.py's DIR/NAME.json (the loop sweep), as the driver writes it;
   - run_matrix.py's FILE.json (the busy-neighbours matrix), as the driver writes it, or its
     per-cell ratios ({"format": "matrix-ratios", "cells": [...]});
-  - run_compose.py's rows ({"format": "compose"}).
+  - run_compose.py's rows ({"format": "compose"});
+  - bench_compare's Google Benchmark JSON (bench/data/compare.json, or --data compare=FILE):
+    the best-peer table that names it in "update_from" takes the figures of each row whose
+    "benchmark" it measured, at the table's "threads".
 Ratios are computed here from the two figures (forkjoin's over the peer's; above 1.0 forkjoin
 loses and the ratio is bold). A row may carry a recorded ratio where the figures behind it
 were not kept, or were rounded after the ratio was taken: it is checked against the figures
@@ -142,6 +145,75 @@ def load(name, overrides):
     return data
 
 
+# bench_compare's Google Benchmark JSON (bench/run_compare.sh writes it as compare.json): a
+# hand-written best-peer table that names it in "update_from" takes from it the figures of
+# every row with a "benchmark" (the workload's name there), at the table's "threads".
+GB_PEERS = {"tbb": "oneTBB", "openmp": "OpenMP", "std::par": "std::par"}
+GB_UNIT_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def fmt_ms(v):  # report.py's format
+    return f"{v:.3g} ms" if v >= 0.1 else f"{v * 1000:.3g} µs"
+
+
+def gbench_medians(gb):
+    """{(workload, impl, threads): median ms} of bench_compare's JSON, as report.py reads it."""
+    times = {}
+    for b in gb["benchmarks"]:
+        if b.get("run_type") != "iteration" or b.get("error_occurred"):
+            continue
+        parts = b["run_name"].split("/")
+        threads = next((int(x.split(":")[1]) for x in parts if x.startswith("threads:")), None)
+        times.setdefault((parts[0], parts[1], threads), []).append(b["real_time"] * GB_UNIT_MS[b["time_unit"]])
+    return {k: statistics.median(v) for k, v in times.items()}, max((len(v) for v in times.values()), default=0)
+
+
+def with_gbench(data, gb, gb_path):
+    """data with the rows bench_compare measured replaced by its figures, under a run of its own."""
+    med, reps = gbench_medians(gb)
+    ctx = gb.get("context", {})
+    t = data.get("threads", 2)
+    run = dict(gb.get("provenance") or {})
+    run.setdefault("commit", "not recorded")
+    run.setdefault("date", ctx.get("date", "not recorded"))
+    run.setdefault("machine", "%s, %s CPUs" % (ctx.get("cpu_model", "?"), ctx.get("num_cpus", "?")))
+    if "load_avg" in ctx:
+        run.setdefault("load", "/".join("%.2f" % x for x in ctx["load_avg"]) + " (1/5/15 min, at the end)")
+    run.setdefault("reps", reps)
+    run.setdefault("command", ["%s   # its arguments are not in the JSON: bench/run_compare.sh's, or as above" %
+                               ctx.get("executable", "bench_compare")])
+    run.setdefault("what", os.path.basename(gb_path))
+    data = dict(data, runs=dict(runs(data)), rows=[])
+    data["runs"][run["commit"] + " (bench_compare)"] = run
+    used = False
+    for row in data["_rows"]:
+        row = dict(row)
+        fj = med.get((row.get("benchmark"), "forkjoin", t))
+        peers = [(med[(row.get("benchmark"), p, t)], p) for p in GB_PEERS if (row.get("benchmark"), p, t) in med]
+        if fj is not None and peers:
+            v, p = min(peers)
+            row.update(forkjoin=fmt_ms(fj), peer=GB_PEERS[p], peer_value=fmt_ms(v), run=run["commit"] + " (bench_compare)")
+            row.pop("ratio", None)
+            row.pop("commit", None)
+            used = True
+        data["rows"].append(row)
+    if not used:
+        data["runs"].pop(run["commit"] + " (bench_compare)")
+    return data
+
+
+def load_table(name, overrides):
+    """A data file, with the figures of the raw file it names in "update_from" when that exists."""
+    data = load(name, overrides)
+    src = data.get("update_from")
+    if src:
+        path = overrides.get(src, os.path.join(DATA, src + ".json"))
+        if os.path.exists(path):
+            data["_rows"] = data["rows"]
+            data = with_gbench(data, load(src, overrides), path)
+    return data
+
+
 def runs(data):
     """The runs of a data file, as {id: provenance}."""
     if "runs" in data and isinstance(data["runs"], dict):
@@ -159,6 +231,13 @@ def runs(data):
         p["reps"] = data["reps"]
     p.setdefault("commit", "not recorded")
     return {p.get("commit"): p}
+
+
+def referenced_runs(data):
+    """The runs some row of the table comes from (all of them where rows name none)."""
+    rs = runs(data)
+    named = {r.get("run") for r in data.get("rows", []) if isinstance(r, dict) and "run" in r}
+    return [p for k, p in rs.items() if not named or k in named]
 
 
 def only_run(data):
@@ -429,7 +508,7 @@ def compose_table(data, name):
 
 
 def render_table(names, overrides):
-    datas = [load(n, overrides) for n in names]
+    datas = [load_table(n, overrides) for n in names]
     kinds = {kind(d) for d in datas}
     if kinds == {"sweep"}:
         return sweep_table(datas, names)
@@ -458,8 +537,8 @@ def render_commands(names, overrides):
     """Each run once: '# commit, date, load L, N repetitions (what)' then its command."""
     groups = {}  # command -> [(commit, the rest of the run's header)], in first-seen order
     for n in names:
-        d = load(n, overrides)
-        for p in runs(d).values():
+        d = load_table(n, overrides)
+        for p in referenced_runs(d):
             cmd = p.get("command") or ["(not recorded)"]
             cmd = tuple([cmd] if isinstance(cmd, str) else cmd)
             rest = "%s, load %s, repetitions: %s%s" % (p.get("date", "date not recorded"), p.get("load", "not recorded"),
@@ -477,8 +556,8 @@ def render_commands(names, overrides):
         out += ["    " + c for c in cmd]
     links = []
     for n in names:
-        d = load(n, overrides)
-        for p in runs(d).values():
+        d = load_table(n, overrides)
+        for p in referenced_runs(d):
             h = p.get("history")
             if h and h not in links:
                 links.append(h)
@@ -530,6 +609,7 @@ def render(overrides):
                 out += body
                 losses.append((heading, lost))
             used.update(names)
+            used.update(load(n, overrides).get("update_from", "") for n in names if what == "table")
         except (KeyError, TypeError, ValueError) as e:
             raise PageError("%s:%d: %s: %r" % (os.path.relpath(TEMPLATE), n, line.strip(), e))
     loses = []
@@ -554,9 +634,10 @@ def render(overrides):
             bullets.append("- [%s](#%s): %s." % (h, slug(h), "; ".join(x[1] for x in lost)))
     text = "\n".join(out)
     text = text.replace("\0LOSES", "\n".join(bullets))
-    datas = [load(n, overrides) for n in sorted(used)]
+    datas = [load_table(n, overrides) for n in sorted(used)
+             if n in overrides or os.path.exists(os.path.join(DATA, n + ".json"))]
     text = text.replace("{{latest}}", newest_date(datas))
-    return text + "\n", sorted(used)
+    return text + "\n", sorted(n for n in used if n in overrides or os.path.exists(os.path.join(DATA, n + ".json")))
 
 
 def main():
@@ -585,7 +666,7 @@ def main():
     except PageError as e:
         print("results_page: %s" % e, file=sys.stderr)
         return 2
-    unused = sorted(set(os.path.splitext(f)[0] for f in os.listdir(DATA) if f.endswith(".json")) - set(used))
+    unused = sorted(set(os.path.splitext(f)[0] for f in os.listdir(DATA) if f.endswith(".json")) - set(used) - {""})
     if unused:
         print("results_page: bench/data/ holds files no directive of the template names: %s" % ", ".join(unused),
               file=sys.stderr)

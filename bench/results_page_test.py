@@ -63,6 +63,23 @@ def main():
         failed.append("a recorded ratio of 0.60 beside 0.50 / 1.00 was accepted")
     except rp.PageError:
         pass
+    # bench_compare's Google Benchmark JSON updates the rows that name its workloads.
+    def bench(name, impl, ms):
+        return [{"run_name": "%s/%s/threads:2/real_time" % (name, impl), "run_type": "iteration", "real_time": x,
+                 "time_unit": "ms"} for x in (ms * 1.2, ms, ms * 0.9)]
+    gb = {"context": {"date": "2026-12-07T10:00:00+00:00", "cpu_model": "AMD EPYC", "num_cpus": 2,
+                      "load_avg": [1.5, 1.2, 1.0], "executable": "build/release/bench/bench_compare"},
+          "benchmarks": bench("fib", "forkjoin", 8.76) + bench("fib", "tbb", 201.0) + bench("fib", "openmp", 250.0)
+          + bench("fib", "serial", 5.0) + bench("fib", "forkjoin", 8.76)[:0]}
+    table = {"layout": "best_peer", "label": "workload", "threads": 2, "runs": {"old": {"commit": "old"}}, "_rows": [
+        {"workload": "fib(32)", "benchmark": "fib", "forkjoin": "9 ms", "peer": "oneTBB", "peer_value": "9 ms",
+         "ratio": "1.00", "run": "old"},
+        {"workload": "deps", "forkjoin": "1 ms", "peer": "oneTBB", "peer_value": "2 ms", "run": "old"}]}
+    table["rows"] = table["_rows"]
+    body, _ = rp.best_peer_table(rp.with_gbench(table, gb, "compare.json"), "algorithms")
+    expect("bench_compare row", body[2], "| fib(32) | 8.76 ms | oneTBB 201 ms | 0.04 | not recorded |")
+    expect("row it does not measure", body[3], "| deps | 1 ms | oneTBB 2 ms | 0.50 | old |")
+
     try:
         rp.ALLOW_QUICK = False
         path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "results_page_self_test.json")
