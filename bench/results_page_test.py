@@ -11,6 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results_data as rd  # noqa: E402
 import results_page as rp  # noqa: E402
 
 
@@ -76,12 +77,12 @@ def main():
          "ratio": "1.00", "run": "old"},
         {"workload": "deps", "forkjoin": "1 ms", "peer": "oneTBB", "peer_value": "2 ms", "run": "old"}]}
     table["rows"] = table["_rows"]
-    body, _ = rp.best_peer_table(rp.with_gbench(table, gb, "compare.json"), "algorithms")
+    body, _ = rp.best_peer_table(rd.with_gbench(table, gb, "compare.json"), "algorithms")
     expect("bench_compare row", body[2], "| fib(32) | 8.76 ms | oneTBB 201 ms | 0.04 | not recorded |")
     expect("row it does not measure", body[3], "| deps | 1 ms | oneTBB 2 ms | 0.50 | old |")
 
     try:
-        rp.ALLOW_QUICK = False
+        rd.ALLOW_QUICK = False
         path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "results_page_self_test.json")
         with open(path, "w") as f:
             json.dump(dict(sweep, quick=True), f)
