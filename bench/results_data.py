@@ -78,7 +78,8 @@ def with_gbench(data, gb, gb_path):
         peers = [(med[(row.get("benchmark"), p, t)], p) for p in GB_PEERS if (row.get("benchmark"), p, t) in med]
         if fj is not None and peers:
             v, p = min(peers)
-            row.update(forkjoin=fmt_ms(fj), peer=GB_PEERS[p], peer_value=fmt_ms(v), run=run["commit"] + " (bench_compare)")
+            row.update(forkjoin=fmt_ms(fj), peer=GB_PEERS[p], peer_value=fmt_ms(v),
+                       run=run["commit"] + " (bench_compare)")
             row.pop("ratio", None)
             row.pop("commit", None)
             used = True

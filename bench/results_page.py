@@ -162,7 +162,8 @@ def column_table(data, name):
                 if c.get("bold", True) and r.values:
                     ratios.extend(r.values)
                     label = row.get("short", row[cols[0]["field"]])
-                    losses.append((max(r.values), "%s%s %s" % (label, " (%s)" % c["short"] if "short" in c else "", r.plain)))
+                    which = " (%s)" % c["short"] if "short" in c else ""
+                    losses.append((max(r.values), "%s%s %s" % (label, which, r.plain)))
             else:
                 cells.append(str(row.get(c["field"], MISSING)))
         rows.append(cells)
@@ -198,7 +199,8 @@ def sweep_table(datas, names):
         for mode in ("outside", "inside"):
             for n in data["sizes"]:
                 fj = med.get(("forkjoin", "auto", mode, n))
-                peers = [(v, lib, s) for (lib, s, m, k), v in med.items() if m == mode and k == n and lib in SWEEP_PEERS]
+                peers = [(v, lib, s) for (lib, s, m, k), v in med.items()
+                         if m == mode and k == n and lib in SWEEP_PEERS]
                 if fj is None or not peers:
                     continue
                 v, lib, s = min(peers)
@@ -270,7 +272,8 @@ def matrix_summary(data, name):
                 v = parse_bound(c.get(key, "-"))
                 if v:
                     where = "%d threads, %s" % (c["threads"], "idle" if c["busy"] == 0 else "%d busy" % c["busy"])
-                    losses.append((v[0], "%s at %s (%s) %s%.2f" % (w, where, key, v[1].replace(">", "over ").replace("<", "under "), v[0])))
+                    bound = {">": "over ", "<": "under "}.get(v[1], "")
+                    losses.append((v[0], "%s at %s (%s) %s%.2f" % (w, where, key, bound, v[0])))
     return table(head, ["l"] * len(head), rows), losses
 
 
@@ -350,9 +353,9 @@ def render_commands(names, overrides):
         for p in referenced_runs(d):
             cmd = p.get("command") or ["(not recorded)"]
             cmd = tuple([cmd] if isinstance(cmd, str) else cmd)
-            rest = "%s, load %s, repetitions: %s%s" % (p.get("date", "date not recorded"), p.get("load", "not recorded"),
-                                                       p.get("reps", "not recorded"),
-                                                       " (%s)" % p["what"] if p.get("what") else "")
+            rest = "%s, load %s, repetitions: %s%s" % (
+                p.get("date", "date not recorded"), p.get("load", "not recorded"), p.get("reps", "not recorded"),
+                " (%s)" % p["what"] if p.get("what") else "")
             entry = (str(p.get("commit", "not recorded")), rest)
             if entry not in groups.setdefault(cmd, []):
                 groups[cmd].append(entry)
@@ -493,10 +496,12 @@ def main():
             have = ""
         if have != text:
             old, new = have.split("\n"), text.split("\n")
-            k = next((i for i in range(max(len(old), len(new))) if i >= len(old) or i >= len(new) or old[i] != new[i]), 0)
+            k = next((i for i in range(max(len(old), len(new)))
+                      if i >= len(old) or i >= len(new) or old[i] != new[i]), 0)
             print("results_page: %s is not what bench/results_page.py writes from the template and bench/data/ "
                   "(first difference at line %d:\n  page:   %r\n  script: %r)\nrun python3 bench/results_page.py" % (
-                      os.path.relpath(a.out), k + 1, old[k] if k < len(old) else "<end>", new[k] if k < len(new) else "<end>"),
+                      os.path.relpath(a.out), k + 1, old[k] if k < len(old) else "<end>",
+                      new[k] if k < len(new) else "<end>"),
                   file=sys.stderr)
             return 1
         print("results_page: %s matches the template and %d data files" % (os.path.relpath(a.out), len(used)))

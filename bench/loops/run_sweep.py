@@ -16,8 +16,9 @@ time over the run, read from /proc.
 
 usage: run_sweep.py --sweep BIN --omp BIN --libomp SO --forkjoin-omp SO --out DIR
                     [--reps 5] [--threads 2] [--sizes 1000,...] [--busy] [--quick] [--name loops]
-Writes DIR/NAME.json (every sample), DIR/NAME.md (the table) and DIR/NAME.png (the chart;
-skipped with a message when matplotlib is missing).
+Writes DIR/NAME.json (every sample, and the run's provenance: bench/provenance.py), DIR/NAME.md
+(the table) and DIR/NAME.png (the chart; skipped with a message when matplotlib is missing).
+bench/results_page.py reads NAME.json as it is, from bench/data/ (bench/history/README.md).
 """
 import argparse
 import json

@@ -30,7 +30,8 @@ threads blocked; involuntary: the scheduler took their CPU) are the whole proces
 os.wait4's rusage.
 
 Output: a progress line per cell on stderr, then one markdown table per workload on stdout
-(and in --out FILE.md; every sample in FILE.json, a chart in FILE.png when matplotlib is
+(and in --out FILE.md; every sample and the run's provenance in FILE.json, which
+bench/results_page.py reads as it is from bench/data/; a chart in FILE.png when matplotlib is
 there). A row is a cell; a time column holds the median over the repetitions and, in
 parentheses, its spread, (max - min) / median. `fj-omp ÷ best` divides each fj-omp median
 by the better of libgomp and libomp in that row, `pool ÷ TBB` the pool's by oneTBB's: above
