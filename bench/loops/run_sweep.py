@@ -16,8 +16,9 @@ time over the run, read from /proc.
 
 usage: run_sweep.py --sweep BIN --omp BIN --libomp SO --forkjoin-omp SO --out DIR
                     [--reps 5] [--threads 2] [--sizes 1000,...] [--busy] [--quick] [--name loops]
-Writes DIR/NAME.json (every sample), DIR/NAME.md (the table) and DIR/NAME.png (the chart;
-skipped with a message when matplotlib is missing).
+Writes DIR/NAME.json (every sample, and the run's provenance: bench/provenance.py), DIR/NAME.md
+(the table) and DIR/NAME.png (the chart; skipped with a message when matplotlib is missing).
+bench/results_page.py reads NAME.json as it is, from bench/data/ (bench/history/README.md).
 """
 import argparse
 import json
@@ -27,6 +28,9 @@ import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from provenance import provenance  # noqa: E402  (bench/provenance.py)
 
 SIZES = [1000, 10000, 100000, 1000000, 16000000]
 QUICK_SIZES = [1000, 100000]
@@ -124,6 +128,7 @@ def main():
     neighbour = None
     if a.busy:  # one CPU's worth of other work: a shell spinning at normal priority
         neighbour = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+    prov = provenance(a.reps)
     samples = {c: [] for c in configs}
     counters = {}
     load = [loadavg()]
@@ -174,7 +179,8 @@ def main():
         return 100.0 * (max(v) - min(v)) / m if m > 0 else None
 
     result = {
-        "threads": a.threads, "reps": a.reps, "busy_neighbour": a.busy, "sizes": sizes,
+        "provenance": prov, "threads": a.threads, "reps": a.reps, "quick": a.quick, "busy_neighbour": a.busy,
+        "sizes": sizes,
         "load_average": load, "steal_percent": steal_pct, "cpu_busy_percent": busy_pct,
         "rows": [{"lib": l, "sched": s, "mode": m, "n": n, "best_us": samples[(l, s, m, n)],
                   "median_us": median((l, s, m, n)), "counters": counters.get((l, s, m, n), [])}

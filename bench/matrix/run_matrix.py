@@ -30,7 +30,8 @@ threads blocked; involuntary: the scheduler took their CPU) are the whole proces
 os.wait4's rusage.
 
 Output: a progress line per cell on stderr, then one markdown table per workload on stdout
-(and in --out FILE.md; every sample in FILE.json, a chart in FILE.png when matplotlib is
+(and in --out FILE.md; every sample and the run's provenance in FILE.json, which
+bench/results_page.py reads as it is from bench/data/; a chart in FILE.png when matplotlib is
 there). A row is a cell; a time column holds the median over the repetitions and, in
 parentheses, its spread, (max - min) / median. `fj-omp ÷ best` divides each fj-omp median
 by the better of libgomp and libomp in that row, `pool ÷ TBB` the pool's by oneTBB's: above
@@ -54,6 +55,9 @@ import subprocess
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from provenance import provenance  # noqa: E402  (bench/provenance.py)
 
 WORKLOADS = ["regions", "loop", "barrier", "tree"]
 OMP_ONLY = {"barrier"}
@@ -213,6 +217,7 @@ def main():
     # A SIGTERM (ctest's timeout) unwinds like an exception: the neighbours are killed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("run_matrix: terminated"))
 
+    prov = provenance(reps)
     started = time.monotonic()
     load = [loadavg()]
     t_start = cpu_times()
@@ -316,7 +321,7 @@ def main():
             f.write(text)
         base = a.out[:-3] if a.out.endswith(".md") else a.out
         with open(base + ".json", "w") as f:
-            json.dump({"threads": threads, "busy": busy, "reps": reps, "quick": a.quick, "timeout_s": a.timeout,
+            json.dump({"provenance": prov, "threads": threads, "busy": busy, "reps": reps, "quick": a.quick, "timeout_s": a.timeout,
                        "load_average": load, "steal_percent": steal_pct, "seconds": total_s, "expect": {
                            f"{w}/{t}": v for (w, t), v in expect.items()},
                        "runs": [{"workload": w, "runtime": r, "threads": t, "busy": b, "samples": [
