@@ -1,6 +1,7 @@
 // external_slot.cpp: threads outside a pool that run work in it (pool::run, the oneTBB
 // layer's task_arena::execute and waits, an OpenMP region begun outside every pool). Slot 0
-// is theirs: one at a time holds it and works there as worker 0. A thread that finds it
+// is theirs: one at a time holds it and works there as worker 0, or holds it only to push
+// a spawned job onto its deque, where the next holder finds it. A thread that finds it
 // held hands its job over and waits; whichever comes first, a worker (or the slot's holder,
 // while it waits) taking the job, or the slot freeing, decides who runs it. Protocol:
 // DESIGN.md [P-SLOT]; model: models/slot.pml.
@@ -90,6 +91,26 @@ void pool_impl::run_external(job_header& job) {
   run_delegated(job);
 }
 
+bool push_external(pool_impl& p, job_header* j) { return p.push_external(j); }
+
+bool pool_impl::push_external(job_header* j) {
+  std::uint32_t s = k_slot_free;
+  // [P-SLOT S1] T1's take, acquire: pairs with T2's release, the deque's owner state is ours
+  if (!slot_word_.compare_exchange_strong(s, k_slot_held, std::memory_order_acquire, std::memory_order_relaxed))
+    return false;
+  struct release_guard {
+    pool_impl& pool;
+    ~release_guard() { pool.release_slot(); }  // [P-SLOT S3] T2 and T3, the job left on the deque
+  } guard{*this};
+  worker_slot& w = *slots_[0];
+  w.deque_.push_private(j);  // [P-SLOT S2] on bad_alloc the deque is unchanged and the guard frees the slot
+  on_new_job(w, j);          // [P-SLOT S2] published at once: workers may steal it ([P-POST Publish])
+  // [P-SLOT S2] the pusher may never run it (it may not wait): the fenced wake-up of
+  // injected work, not the unfenced one of an internal push ([P-POST PushFence, ReadSleepers])
+  sleep_.notify_external_work();
+  return true;
+}
+
 void pool_impl::run_in_slot(job_header& job) noexcept {
   worker_slot& w = *slots_[0];
   worker* outer = tls_worker;  // a worker of another pool, or nullptr
@@ -103,8 +124,9 @@ void pool_impl::run_in_slot(job_header& job) noexcept {
     job.execute(&job);
   }
   // Jobs the caller spawned and did not wait for (only the oneTBB layer leaves any: a
-  // task_group::run inside task_arena::execute, tbb/DESIGN.md [P-TBB Arena A4]) go to the
-  // injection queue, for a worker or the next thread that enters; the slot is left empty.
+  // task_group::run inside task_arena::execute, tbb/DESIGN.md [P-TBB Arena A4]), and those
+  // pushed from outside (S2) that no one took, go to the injection queue, for a worker or
+  // the next thread that enters; the slot is left empty.
   while (job_header* left = w.deque_.pop()) inject(left);
   tls_worker = outer;
   release_slot();

@@ -140,6 +140,9 @@ class pool_impl final : private work_monitor {
   // external_slot.cpp [P-SLOT]: a thread outside the pool runs `job` in slot 0, or hands it
   // over while another thread holds the slot and takes the slot if it frees first.
   void run_external(job_header& job);
+  // [P-SLOT S1, S2, S3]: a thread outside the pool pushes j onto slot 0's deque when the
+  // slot is free; false when it is held.
+  bool push_external(job_header* j);
   // Acquire pairs with [P-TERM Close]: a worker that sees the flag sees everything before it.
   bool shutting_down() const noexcept { return shutdown_.load(std::memory_order_acquire); }
 

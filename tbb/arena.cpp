@@ -372,7 +372,7 @@ void enqueue(d1::task& t, d1::task_group_context& ctx, d1::task_arena_base* ta) 
 void submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t) {
   d1::task_group_context& c = task_group_context_impl::actual(ctx);
   task_group_context_impl::bind(c);
-  tl::submit_to(a != nullptr ? a->use() : tl::current_pool(), t, c, d1::no_slot);
+  tl::submit_to(a != nullptr ? a->use() : tl::current_pool(), t, c, d1::no_slot, /*spawned=*/false);
 }
 
 // [P-TBB Arena A10] task_arena::debug_wait_until_empty: enters the arena as execute does and

@@ -186,9 +186,10 @@ namespace r1 = ::tbb::detail::r1;
 void run_task(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity) noexcept;
 // The context of the task this thread is running, null outside every task.
 d1::task_group_context* current_context() noexcept;
-// Pushes t as a job: on this thread's deque when it works for `target`, else into target's
-// injection queue ([P-TBB Task T2]).
-void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::slot_id affinity);
+// Pushes t as a job: on this thread's deque when it works for `target`; else, for a spawn
+// (not a submit), on the deque of target's external slot while that slot is free; else into
+// target's injection queue ([P-TBB Task T2]).
+void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::slot_id affinity, bool spawned);
 // t's job for one submission ([P-TBB Task T1]): the one in its m_reserved words, or an
 // allocated one while that is still queued.
 r1::task_job* job_for(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity);

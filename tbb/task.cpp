@@ -137,7 +137,7 @@ void run_task(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1
   tls_context = outer;
 }
 
-void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::slot_id affinity) {
+void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::slot_id affinity, bool spawned) {
   worker* w = tls_worker;
   const bool local = w != nullptr && w->pool_ == &target;
   r1::task_job* job = job_for(t, ctx, local ? static_cast<d1::slot_id>(w->index_) : d1::no_slot, affinity);
@@ -145,7 +145,9 @@ void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::
     // [P-TBB Task T2] as task_group::run does: published at once, so idle workers can take it.
     w->deque_.push_private(job);
     on_new_job(*w, job);
-  } else {
+  } else if (!spawned || !push_external(target, job)) {
+    // [P-TBB Task T2] a spawn from outside goes on the external slot's deque while the slot
+    // is free ([P-SLOT S1]), so that this thread's wait takes its newest task first
     inject_job(target, job);  // [P-POST] the injector's fence and wake-up
   }
 }
@@ -181,7 +183,7 @@ void spawn(d1::task& t, d1::task_group_context& ctx) { r1::spawn(t, ctx, d1::no_
 void spawn(d1::task& t, d1::task_group_context& ctx, d1::slot_id id) {
   d1::task_group_context& c = ctx_impl::actual(ctx);
   ctx_impl::bind(c);
-  tl::submit_to(tl::current_pool(), t, c, id);
+  tl::submit_to(tl::current_pool(), t, c, id, /*spawned=*/true);
 }
 
 void execute_and_wait(d1::task& t, d1::task_group_context& t_ctx, d1::wait_context& wait_ctx,

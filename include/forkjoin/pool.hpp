@@ -117,6 +117,11 @@ class run_job : public job_header {
 // works); otherwise hands the job over and waits, taking the slot itself if it frees before
 // a worker took the job ([P-SLOT]).
 void run_external(pool_impl& p, job_header& job);
+// Compiled: from a thread outside p, pushes j onto the deque of p's external slot when the
+// slot is free, where p's workers steal it (oldest first) and the slot's next holder pops
+// it (newest first); false, and nothing done, when another thread holds the slot: the
+// caller injects j instead ([P-SLOT S1]).
+bool push_external(pool_impl& p, job_header* j);
 
 template <class F>
 std::invoke_result_t<F&> run_in(pool_impl& p, F& f) {
