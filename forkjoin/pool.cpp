@@ -225,6 +225,14 @@ pool& detail::default_pool_with(const pool_options& options) {
   return *p;
 }
 
+std::size_t detail::default_pool_size() {
+  const pool* p = detail::g_default_pool.load(std::memory_order_acquire);  // pairs with default_pool_with's release
+  // relaxed: written before the release store of p, read after its acquire load
+  if (p != nullptr && detail::g_default_pool_generation.load(std::memory_order_relaxed) == current_fork_generation())
+    return p->num_threads();
+  return resolve_thread_count(pool_options{}).num_threads;
+}
+
 int this_worker_index() noexcept {
   detail::worker* w = detail::tls_worker;
   return w == nullptr ? -1 : static_cast<int>(w->index_);

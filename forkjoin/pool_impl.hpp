@@ -186,6 +186,9 @@ class pool_impl final : private work_monitor {
 
 // [P-FORK] incremented in every fork() child.
 std::uint32_t current_fork_generation() noexcept;
+// The default pool's thread count: the existing pool's (of this fork generation), else the
+// count default_pool() would give it now, without creating it.
+std::size_t default_pool_size();
 
 // The stack bounds of the calling thread, cached per thread (pthread_getattr_np reads
 // /proc on the main thread).

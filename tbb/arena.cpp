@@ -73,7 +73,9 @@ std::uint32_t g_capped_generation = 0;  // the fork generation g_capped belongs 
 std::mutex g_arenas_mutex;
 std::map<pool_impl*, r1::arena*>* g_arenas = nullptr;
 
-std::size_t default_size() { return default_pool().num_threads(); }
+// The implicit arena's size, without creating the default pool: a program whose arenas all
+// get pools of their own (capped, or smaller) never starts its threads.
+std::size_t default_size() { return default_pool_size(); }
 
 forkjoin::pool& capped_pool(std::size_t n) {
   const std::lock_guard<std::mutex> lock(g_capped_mutex);

@@ -171,6 +171,8 @@ struct task_arena_impl {
 // stealing limit below: defined in libforkjoin-omp, so declared before the hidden section.
 namespace forkjoin::detail {
 std::uint32_t current_fork_generation() noexcept;
+// forkjoin/pool.cpp: the default pool's size, without creating it.
+std::size_t default_pool_size();
 // The address below which a waiter of this thread stops stealing ([P-JOIN Stack]): half of
 // its stack, read once per thread. Also libforkjoin-omp's.
 std::uintptr_t steal_limit_of_this_thread() noexcept;
