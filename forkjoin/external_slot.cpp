@@ -61,6 +61,16 @@ struct slot_delegate final : job_header {
 
 void run_external(pool_impl& p, job_header& job) { p.run_external(job); }
 
+namespace {
+// [P-SLOT E1] one address per thread, what slot_holder_ holds while that thread runs a job in
+// a slot: only the thread itself writes its own tag, so its relaxed read of its own tag is
+// exact whatever other threads store meanwhile (coherence of its own writes).
+const void* this_thread_tag() noexcept {
+  static thread_local const char tag = 0;
+  return &tag;
+}
+}  // namespace
+
 // [P-SLOT D4] at destruction, once no thread of the pool is left: a delegate whose caller
 // won D3 stays queued until some thread pops it, and a pool without workers may never pop
 // it. Run what is queued of them (the claim is lost: each drops its last reference).
@@ -82,6 +92,10 @@ void pool_impl::run_external(job_header& job) {
     throw std::logic_error(
         "forkjoin: pool created before fork() used in the child; create a new pool "
         "(default_pool() is recreated automatically)");
+  if (slot_holder_.load(std::memory_order_relaxed) == this_thread_tag()) {  // [P-SLOT E1] ours: re-enter it
+    run_reentered(job);
+    return;
+  }
   std::uint32_t s = k_slot_free;
   // [P-SLOT T1] acquire: pairs with T2's release, the last holder's slot state is ours
   if (slot_word_.compare_exchange_strong(s, k_slot_held, std::memory_order_acquire, std::memory_order_relaxed)) {
@@ -111,10 +125,21 @@ bool pool_impl::push_external(job_header* j) {
   return true;
 }
 
+void pool_impl::run_reentered(job_header& job) noexcept {
+  // [P-SLOT E1] this thread holds the slot in an outer frame, from which it went into another
+  // pool: it works as worker 0 again for this job. Jobs it leaves on the deque stay there for
+  // the outer frame, which ends as run_in_slot does.
+  worker* outer = tls_worker;
+  tls_worker = slots_[0].get();
+  job.execute(&job);
+  tls_worker = outer;
+}
+
 void pool_impl::run_in_slot(job_header& job) noexcept {
   worker_slot& w = *slots_[0];
   worker* outer = tls_worker;  // a worker of another pool, or nullptr
   tls_worker = &w;
+  slot_holder_.store(this_thread_tag(), std::memory_order_relaxed);  // [P-SLOT E1] only this thread compares its tag
   w.steal_limit_ = steal_limit_of_this_thread();
   if (w.trace_ != nullptr) {
     const std::uint64_t t0 = w.trace_->open(trace_kind::run);
@@ -129,6 +154,7 @@ void pool_impl::run_in_slot(job_header& job) noexcept {
   // the next thread that enters; the slot is left empty.
   while (job_header* left = w.deque_.pop()) inject(left);
   tls_worker = outer;
+  slot_holder_.store(nullptr, std::memory_order_relaxed);  // [P-SLOT E1] before T2 frees the slot
   release_slot();
 }
 

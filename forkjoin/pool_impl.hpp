@@ -163,9 +163,13 @@ class pool_impl final : private work_monitor {
   alignas(k_cache_line) std::atomic<std::uint32_t> slot_word_{0};
   std::mutex slot_mutex_;
   std::condition_variable slot_cv_;
+  // [P-SLOT E1] the holder's thread tag while a thread runs a job in slot 0 (null otherwise):
+  // a thread that finds its own tag re-enters the slot it holds further up its stack.
+  std::atomic<const void*> slot_holder_{nullptr};
   friend struct slot_delegate;
-  void run_in_slot(job_header& job) noexcept;  // [P-SLOT T1]'s owner runs job, then T2
-  void release_slot() noexcept;                // [P-SLOT T2, T3]
+  void run_in_slot(job_header& job) noexcept;    // [P-SLOT T1]'s owner runs job, then T2
+  void run_reentered(job_header& job) noexcept;  // [P-SLOT E1] the holder runs job in its slot again
+  void release_slot() noexcept;                  // [P-SLOT T2, T3]
   void run_delegated(job_header& job);
   void drop_queued_delegates() noexcept;  // [P-SLOT D4, D6] at destruction
   std::atomic<std::size_t> delegated_callers_{

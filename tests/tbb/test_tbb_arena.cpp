@@ -174,6 +174,30 @@ TEST(TbbArena, NestedExecuteAndAttachSeeTheArena) {
   EXPECT_EQ(tbb::this_task_arena::max_concurrency(), n);
 }
 
+// A thread inside an arena of one slot goes into another arena and, from there, executes in
+// the first again (a flow graph built in the first arena and waited for from the second does
+// this): it holds the first arena's only slot further up its stack, so it runs there itself.
+// Hangs when the re-entry waits for the slot ([P-SLOT E1]).
+TEST(TbbArena, ReenteringAnArenaThroughAnotherRunsOnTheCaller) {
+  tbb::task_arena one(1);
+  tbb::task_arena two(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::thread::id inner;
+  int runs = 0;
+  one.execute([&] {
+    two.execute([&] {
+      one.execute([&] {
+        inner = std::this_thread::get_id();
+        tbb::task_group g;
+        for (int i = 0; i < 8; ++i) g.run([&] { ++runs; });  // one slot: all on this thread
+        g.wait();
+      });
+    });
+  });
+  EXPECT_EQ(inner, caller);
+  EXPECT_EQ(runs, 8);
+}
+
 TEST(TbbArena, InitializeAndTerminateRepeatedly) {
   for (int i = 0; i < 20; ++i) {
     tbb::task_arena arena;
