@@ -208,28 +208,32 @@ pool::stats pool::statistics() const { return detail::pool_statistics(*impl_); }
 
 pool& default_pool() { return detail::default_pool_with(pool_options{}); }
 
+namespace {
+// The default pool of this fork generation, or null if it was not created yet.
+pool* existing_default_pool() noexcept {
+  pool* p = detail::g_default_pool.load(std::memory_order_acquire);  // pairs with default_pool_with's release
+  // relaxed: written before the release store of p, read after its acquire load
+  if (p != nullptr &&
+      detail::g_default_pool_generation.load(std::memory_order_relaxed) == detail::current_fork_generation())
+    return p;
+  return nullptr;
+}
+}  // namespace
+
 pool& detail::default_pool_with(const pool_options& options) {
   // Never destroyed: never joined at exit. Recreated in a fork() child [P-FORK]; the
   // parent's copy is leaked there, since its threads do not exist.
-  pool* p = detail::g_default_pool.load(std::memory_order_acquire);  // pairs with the release store below
-  const std::uint32_t gen = detail::current_fork_generation();
-  // relaxed: written before the release store of p, read after its acquire load
-  if (p != nullptr && detail::g_default_pool_generation.load(std::memory_order_relaxed) == gen) return *p;
+  if (pool* p = existing_default_pool()) return *p;
   std::lock_guard<std::mutex> lock(detail::g_default_pool_mutex);
-  p = detail::g_default_pool.load(std::memory_order_relaxed);  // the mutex orders it
-  if (p == nullptr || detail::g_default_pool_generation.load(std::memory_order_relaxed) != gen) {
-    p = new pool(options);
-    detail::g_default_pool_generation.store(gen, std::memory_order_relaxed);
-    detail::g_default_pool.store(p, std::memory_order_release);  // pairs with the acquire load above
-  }
+  if (pool* p = existing_default_pool()) return *p;  // created meanwhile
+  pool* p = new pool(options);
+  detail::g_default_pool_generation.store(detail::current_fork_generation(), std::memory_order_relaxed);
+  detail::g_default_pool.store(p, std::memory_order_release);  // pairs with existing_default_pool's acquire
   return *p;
 }
 
 std::size_t detail::default_pool_size() {
-  const pool* p = detail::g_default_pool.load(std::memory_order_acquire);  // pairs with default_pool_with's release
-  // relaxed: written before the release store of p, read after its acquire load
-  if (p != nullptr && detail::g_default_pool_generation.load(std::memory_order_relaxed) == current_fork_generation())
-    return p->num_threads();
+  if (const pool* p = existing_default_pool()) return p->num_threads();
   return resolve_thread_count(pool_options{}).num_threads;
 }
 
