@@ -73,27 +73,30 @@ d1::task_group_context* current_context() noexcept { return tls_context; }
 
 namespace {
 
+// What a task job says, copied out so that the job's memory can be released before the task runs.
+struct task_job_fields {
+  d1::task* task;
+  d1::task_group_context* context;
+  d1::slot_id original, affinity;
+  explicit task_job_fields(const r1::task_job& j) noexcept
+      : task(j.task), context(j.context), original(j.original_slot), affinity(j.affinity_slot) {}
+  void run() const noexcept { run_task(*task, *context, original, affinity); }
+};
+
 // [P-TBB Task T3] the job in the task's m_reserved: copied out first, then the in-use word
 // cleared, before the task runs (and perhaps frees itself, or is submitted again).
 void run_reserved_job(job_header* h) noexcept {
-  auto* j = static_cast<r1::task_job*>(h);
-  d1::task& t = *j->task;
-  d1::task_group_context& ctx = *j->context;
-  const d1::slot_id original = j->original_slot;
-  const d1::slot_id affinity = j->affinity_slot;
-  r1::task_accessor::in_use(t).store(0, std::memory_order_release);  // pairs with T1's acquire exchange
-  run_task(t, ctx, original, affinity);
+  const task_job_fields f(*static_cast<r1::task_job*>(h));
+  r1::task_accessor::in_use(*f.task).store(0, std::memory_order_release);  // pairs with T1's acquire exchange
+  f.run();
 }
 
 // [P-TBB Task T3] a job of its own (a submission made while the reserved one was queued).
 void run_allocated_job(job_header* h) noexcept {
   auto* j = static_cast<r1::task_job*>(h);
-  d1::task& t = *j->task;
-  d1::task_group_context& ctx = *j->context;
-  const d1::slot_id original = j->original_slot;
-  const d1::slot_id affinity = j->affinity_slot;
+  const task_job_fields f(*j);
   deallocate_job(j, sizeof(r1::task_job));
-  run_task(t, ctx, original, affinity);
+  f.run();
 }
 
 }  // namespace
