@@ -521,7 +521,8 @@ void end_region(thread_state& ts) noexcept {
 namespace {
 // One barrier on `word`. A cancellable one leaves when the team is cancelled, taking its
 // arrival back unless the barrier completed meanwhile ([P-OMP Cancel K4]).
-bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancellable) noexcept {
+bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancellable,
+                bool leave_when_idle = false) noexcept {
   team& t = *ts.cur_team;
   const unsigned n = t.nthreads;
   // a team of one runs its tasks at once: only a detached one can be pending ([P-OMP Detach V5])
@@ -563,6 +564,14 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
     return t.pending_tasks.load(std::memory_order_relaxed) != 0 && run_any_task(ts);
   };
   const trace_span span(forkjoin::detail::trace_kind::omp_barrier, t.trace_region, &word == &t.end_word ? 1 : 0);
+  if (leave_when_idle) {
+    // [P-OMP Team E4] a member of a team larger than its CPUs helps while there is a task to
+    // run, then leaves without waiting for the release: whoever changes the last of the
+    // barrier's conditions runs a step afterwards (B2), and the primary waits for it
+    while (!released())
+      if (!step()) return false;
+    return false;
+  }
   t.wakeup.wait_until(released, step);
   return cancellable && t.cancelled.load(std::memory_order_relaxed);
 }
@@ -571,7 +580,11 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
 void barrier(thread_state& ts) noexcept { barrier_on(ts, ts.cur_team->barrier_word, false); }
 bool cancel_barrier(thread_state& ts) noexcept { return barrier_on(ts, ts.cur_team->barrier_word, true); }
 // [P-OMP Team E1] the region's end, on its own word ([P-OMP Cancel K4])
-void end_barrier(thread_state& ts) noexcept { barrier_on(ts, ts.cur_team->end_word, false); }
+void end_barrier(thread_state& ts) noexcept {
+  // [P-OMP Team E4] a member of a team larger than its CPUs (or nested in another active
+  // one) does not wait for the release
+  barrier_on(ts, ts.cur_team->end_word, false, ts.id != 0 && !waits_spin_active());
+}
 
 const team* team_at_level(const thread_state& ts, int level, unsigned* thread_num) noexcept {
   const team* t = ts.cur_team;
