@@ -4,6 +4,7 @@
 
 #include <sched.h>
 
+#include "futex.hpp"
 #include "pool_impl.hpp"
 
 namespace forkjoin::detail {
@@ -70,6 +71,33 @@ void await_mail(int spins) noexcept {
     if (w.mailbox_.load(std::memory_order_relaxed) != nullptr) return;  // [P-LEND L8] taken by L4/L5 next
     cpu_relax();
   }
+}
+
+void dock_for_mail(std::chrono::nanoseconds limit) noexcept {
+  worker_slot& w = slot_of(*tls_worker);
+  pool_impl& p = *w.pool_;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    // [P-LEND D1] the futex value is read before the count: a D3 bump after the count makes
+    // the futex wait return at once
+    const std::uint32_t seen = p.dock_seq_.load(std::memory_order_relaxed);  // relaxed: the futex compares it again
+    p.docked_.fetch_add(1, std::memory_order_relaxed);  // relaxed: the fence below orders it before the re-check
+    seq_cst_fence();                                    // [P-LEND D1] Dekker with D2's fence after L1
+    const bool mail = w.mailbox_.load(std::memory_order_relaxed) != nullptr;  // taken by L4/L5 next
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (!mail && left > std::chrono::nanoseconds::zero()) futex_wait_for(p.dock_seq_, seen, left);
+    p.docked_.fetch_sub(1, std::memory_order_relaxed);  // relaxed: a poster that still sees it only wakes in vain
+    if (mail || w.mailbox_.load(std::memory_order_relaxed) != nullptr) return;
+    if (std::chrono::steady_clock::now() >= deadline) return;
+  }
+}
+
+void wake_docked(pool& p) noexcept {
+  pool_impl& impl = impl_of(p);
+  seq_cst_fence();  // [P-LEND D2] Dekker with D1's fence
+  if (impl.docked_.load(std::memory_order_relaxed) == 0) return;
+  impl.dock_seq_.fetch_add(1, std::memory_order_relaxed);  // [P-LEND D3] relaxed: the futex orders it with the wait
+  futex_wake_all(impl.dock_seq_);
 }
 
 job_header* find_idle_work() noexcept {

@@ -4,6 +4,7 @@
 // compiled with the runtime.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 
 #include "forkjoin/detail/job.hpp"
@@ -45,6 +46,13 @@ void announce_idle() noexcept;
 // `spins` PAUSEs and returns once a job is there (find_idle_work takes it first) or the
 // spins are spent. Meanwhile the pool counts it as busy, so new pool work wakes others.
 void await_mail(int spins) noexcept;
+// [P-LEND D1] for the same worker, instead of await_mail: parks on its pool's dock until a
+// job is in its mailbox or `limit` has passed (a wake-up for another worker's post docks it
+// again for what is left). It counts as busy meanwhile, as in await_mail.
+void dock_for_mail(std::chrono::nanoseconds limit) noexcept;
+// [P-LEND D2, D3] for a poster whose prompt posts are made: wakes every docked worker of p
+// (one futex broadcast), if any is docked.
+void wake_docked(pool& p) noexcept;
 // The calling worker's top-level idle loop (its mailbox first, then stealing, then parking):
 // the job it found, or nullptr once its pool shuts down.
 job_header* find_idle_work() noexcept;

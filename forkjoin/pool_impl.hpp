@@ -146,6 +146,11 @@ class pool_impl final : private work_monitor {
   // Acquire pairs with [P-TERM Close]: a worker that sees the flag sees everything before it.
   bool shutting_down() const noexcept { return shutdown_.load(std::memory_order_acquire); }
 
+  // mailbox.cpp [P-LEND D1, D2, D3]: the dock, where workers whose team turn ended wait for the
+  // next region's post; the posters' one broadcast wakes them all.
+  alignas(k_cache_line) std::atomic<std::uint32_t> dock_seq_{0};  // the futex word D3 bumps
+  std::atomic<std::uint32_t> docked_{0};                          // workers between D1's count and their return
+
  private:
   // [P-SLEEP ReadJob]'s question to the pool, asked by sleep_ after SleepFence.
   bool work_or_shutdown_visible() const noexcept override { return any_work_visible() || shutting_down(); }

@@ -248,6 +248,7 @@ void start_members(thread_state& ts, team& t) noexcept {
     }
     run_on_spare(&m, ts.spares[k - 1]);
   }
+  fj::wake_docked(p);  // [P-LEND D2, D3] one broadcast for the members docked by [P-OMP Hot H6]
   for (unsigned k = 1; k < t.nthreads; ++k)
     if (t.members[k - 1].woken_later) fj::wake_posted_worker(p, static_cast<std::size_t>(t.members[k - 1].target));
   ts.reserved.clear();

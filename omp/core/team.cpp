@@ -265,11 +265,18 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     const unsigned id = m->id;
     thread_state& ts = self();
     const bool spare_thread = ts.spare_state != nullptr;  // else a pool worker
+    const bool oversubscribed = t.nthreads > config().num_procs;
     run_member(ts, t, id);
     if (spare_thread) return;  // its own loop waits for its next turn
     // [P-OMP Hot H1] the primary's next region usually follows within microseconds (a
-    // passive wait policy spins nowhere)
-    if (!waits_park_at_once()) forkjoin::detail::await_mail(k_hot_spins);
+    // passive wait policy spins nowhere); [P-OMP Hot H6] where the team's threads outnumber
+    // CPUs that neighbours also crowd, the wait parks until the primary's one broadcast
+    if (!waits_park_at_once()) {
+      if (oversubscribed && forkjoin::detail::crowded(forkjoin::detail::crowd_clock_ns()))
+        forkjoin::detail::dock_for_mail(k_dock_time);
+      else
+        forkjoin::detail::await_mail(k_hot_spins);
+    }
     // [P-OMP Team S6] a worker stays in the idle loop it announced before E2: a consecutive
     // region's turn runs here, anything else it found runs as its top-level loop would
     j = forkjoin::detail::find_idle_work();

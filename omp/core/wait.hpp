@@ -49,6 +49,10 @@ void spin_pause(int round) noexcept;  // a burst of PAUSEs for small rounds, sch
 // [P-OMP Hot H1] PAUSEs a pool worker whose turn ended waits for its primary's next region
 // (polling its mailbox) before it enters the pool's idle loop: a few microseconds.
 inline constexpr int k_hot_spins = 64;
+// [P-OMP Hot H6] how long a worker whose turn ended docks for the next region's post before
+// it enters the pool's idle loop: a region and the serial code between two regions, and not
+// so long that pool work pushed meanwhile waits for it (a docked worker counts as busy).
+inline constexpr std::chrono::milliseconds k_dock_time{1};
 
 // [P-OMP Wait W0] a wait whose team fits its CPUs spins this long (PAUSEs, re-checking its
 // predicate) before it yields: the imbalance at a barrier of a regular loop is tens of
