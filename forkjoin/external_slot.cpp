@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cpu_budget.hpp"
+#include "forkjoin/detail/waiting_api.hpp"
 #include "pool_impl.hpp"
 
 namespace forkjoin::detail {
@@ -168,6 +169,33 @@ void pool_impl::release_slot() noexcept {
   }
 }
 
+namespace {
+// [P-SLOT D7] while a caller waits for this pool, the pool it works for (if any) keeps its
+// parallelism: its wait is a blocking call there ([P-BLOCK Begin], which gives the CPU token
+// back and starts a spare), else it only gives its token back ([P-BUDGET Block]).
+class caller_pause {
+ public:
+  caller_pause() noexcept : w_(tls_worker) {
+    if (w_ != nullptr)
+      begin_blocking(*w_);
+    else
+      held_ = give_back_token();
+  }
+  ~caller_pause() {
+    if (w_ != nullptr)
+      end_blocking(*w_);
+    else
+      retake_token(held_, nullptr);
+  }
+  caller_pause(const caller_pause&) = delete;
+  caller_pause& operator=(const caller_pause&) = delete;
+
+ private:
+  worker* const w_;
+  bool held_ = false;
+};
+}  // namespace
+
 void pool_impl::run_delegated(job_header& job) {
   // [P-SLOT D6] counted while it may touch the slot's word, mutex and condition variable: the
   // destructor waits for the count to fall to zero before they are destroyed
@@ -178,7 +206,7 @@ void pool_impl::run_delegated(job_header& job) {
       callers.fetch_sub(1, std::memory_order_release);  // [P-SLOT D6] pairs with the destructor's acquire
     }
   } leave{delegated_callers_};
-  std::optional<token_pause> blocked(std::in_place);  // [P-BUDGET Block] no CPU token while waiting
+  std::optional<caller_pause> blocked(std::in_place);  // [P-SLOT D7] [P-BUDGET Block]
   auto* d = new slot_delegate(*this, job);
   inject(d);  // [P-SLOT D1] a worker, or the slot's holder while it waits, may run it
   std::unique_lock<std::mutex> lock(slot_mutex_);

@@ -49,6 +49,9 @@ struct worker_slot : worker {
   // bump and wake it. Written by the owner and by setters.
   std::atomic<std::uint32_t> iso_seq_{0};
   std::atomic<bool> iso_parked_{false};
+  // [P-ISO Share] the word a parked isolated waiter sleeps on: iso_seq_, or its shared
+  // region's cell. Written by the owner before iso_parked_, read by setters.
+  std::atomic<std::atomic<std::uint32_t>*> iso_word_{&iso_seq_};
   std::atomic<bool> spare_in_use_{false};  // [P-BLOCK Spare] a spare slot held by a live spare
 
   // [P-LEND] a job handed to this worker by name (mailbox.cpp), and whether it is in its
@@ -122,6 +125,15 @@ class pool_impl final : private work_monitor {
   void run_stolen(worker_slot& w, job_header* j) noexcept;
   void park_isolated(worker_slot& w, bool (*done)(const void*), const void* ctx) noexcept;
   static void wake_isolated(worker_slot& w) noexcept;
+  // [P-ISO Share] regions shared by a key: their tags carry k_shared_tag_bit. The waiter
+  // parks once (K3-K5) and returns a job of the region it found, or null after a wake-up;
+  // a publishing push into such a region wakes its parked waiters (K1, K2).
+  static constexpr std::uint32_t k_shared_tag_bit = std::uint32_t{1} << 31;
+  static bool shared_tag(std::uint32_t tag) noexcept { return (tag & k_shared_tag_bit) != 0; }
+  std::atomic<std::uint32_t>& shared_park_word(std::uint32_t tag) noexcept;
+  // `steal`: K4 may steal (false past the stack's steal limit, [P-JOIN Stack]).
+  job_header* park_shared(worker_slot& w, bool (*done)(const void*), const void* ctx, bool steal) noexcept;
+  static void wake_shared_region(std::uint32_t tag) noexcept;
 
   // blocking.cpp [P-BLOCK]: blocked workers and spare threads.
   void begin_blocking(worker_slot& w) noexcept;

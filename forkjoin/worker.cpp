@@ -379,11 +379,30 @@ void pool_impl::help_until(worker_slot& w, std::int32_t preferred, Done done, An
       }
       if (!b.step()) break;
     }
-    if (isolated) w.iso_parked_.store(true, std::memory_order_relaxed);  // [P-ISO Park] ordered by announce()'s release
+    const std::uint32_t tag = w.deque_.tag();
+    if (isolated) {
+      // [P-ISO Share] the word it will sleep on, for the latch's setter
+      w.iso_word_.store(shared_tag(tag) ? &shared_park_word(tag) : &w.iso_seq_, std::memory_order_relaxed);
+      w.iso_parked_.store(true, std::memory_order_relaxed);  // [P-ISO Park] ordered by announce()'s release
+    }
     if (done() || !announce()) {
       w.iso_parked_.store(false, std::memory_order_relaxed);
       sleep_.stop_searching(w.sleep_);
       return;
+    }
+    if (isolated && shared_tag(tag)) {  // [P-ISO Share] the latch or a push into the region wakes it
+      sleep_.stop_searching(w.sleep_);
+      const bool held = give_back_token();  // [P-BUDGET Park] as fall_asleep does
+      job_header* j = park_shared(
+          w, [](const void* ctx) { return (*static_cast<const Done*>(ctx))(); }, &done,
+          !below_steal_limit(w));  // [P-JOIN Stack] as the search above
+      w.iso_parked_.store(false, std::memory_order_relaxed);
+      retake_token(held, &shutdown_);
+      if (j != nullptr) {
+        bump(w.jobs_run_);
+        run_stolen(w, j);  // [P-ISO Adopt]
+      }
+      continue;  // search the region again, or leave once done
     }
     if (isolated) {  // [P-ISO Park] only the latch wakes an isolated waiter
       sleep_.stop_searching(w.sleep_);
@@ -471,6 +490,9 @@ void trace_spawn(trace_ring& r, job_header* j, std::uint64_t split) noexcept {
   if (!w.deque_.publish(static_cast<std::uint8_t>((someone_idle ? job_deque::k_asked : 0) | traced), plain_newest))
     return;
   w.pool_->sleep().notify_internal_work();
+  const std::uint32_t tag = w.deque_.tag();
+  if (pool_impl::shared_tag(tag)) [[unlikely]]
+    pool_impl::wake_shared_region(tag);  // [P-ISO Share] K1: its parked waiters may run it
 }
 
 FORKJOIN_COLD void traced_new_job(worker& w, job_header* j, std::uint64_t split) noexcept {

@@ -20,8 +20,6 @@
 
 namespace forkjoin::detail::tbb_layer {
 
-thread_local std::intptr_t t_isolation_key = 0;
-
 namespace {
 // [P-TBB Arena A9] outside threads that used the scheduler and have not left it: each counts
 // once, from its first use until finalize on that thread or the thread's end.
@@ -162,6 +160,8 @@ void unregister_arena(arena* a) {
 // [P-TBB Arena A7] the borrowing arena this thread entered by execute (null: none), so that
 // a nested execute of the same arena, attach and this_task_arena::max_concurrency see it.
 thread_local arena* t_entered = nullptr;
+// [P-TBB Arena A6] the region tag that run_entered's isolation gave this thread (0: none).
+thread_local std::uint32_t t_entered_tag = 0;
 
 // [P-TBB Arena A7] runs d as a thread of a's pool. A borrowing arena entered by a thread
 // that was already running that pool's work (`from_inside`) isolates d; one entered from
@@ -173,14 +173,21 @@ void run_entered(arena* a, d1::delegate_base& d, bool from_inside) {
   }
   struct restore {
     arena* prev;
-    ~restore() { t_entered = prev; }
-  } guard{t_entered};
+    std::uint32_t prev_tag;
+    ~restore() {
+      t_entered = prev;
+      t_entered_tag = prev_tag;
+    }
+  } guard{t_entered, t_entered_tag};
   t_entered = a;
+  t_entered_tag = 0;
   if (!from_inside) {
     d();
     return;
   }
-  const forkjoin::detail::isolation_scope scope(*forkjoin::detail::tls_worker);
+  forkjoin::detail::worker& w = *forkjoin::detail::tls_worker;
+  const forkjoin::detail::isolation_scope scope(w);
+  t_entered_tag = w.deque_.tag();
   d();
 }
 
@@ -310,22 +317,20 @@ void execute(d1::task_arena_base& ta, d1::delegate_base& d) {
 }
 
 // [P-TBB Arena A5] isolation is forkjoin's: waits inside help only with work spawned inside.
-// The key does not share a region: every region is the calling thread's own. It marks the
-// thread's waits inside as ones that may wait for another thread's region (A5's blocking).
+// A nonzero key is shared: threads isolating with the same key at the same time are in one
+// region ([P-ISO Share]), so collaborative_call_once's helpers run the runner's work.
 void isolate_within_arena(d1::delegate_base& d, std::intptr_t key) {
   auto isolated = [&d, key] {
     forkjoin::detail::worker& w = *forkjoin::detail::tls_worker;
-    struct restore {
-      std::intptr_t prev;
-      ~restore() { tl::t_isolation_key = prev; }
-    } guard{tl::t_isolation_key};
-    tl::t_isolation_key = key;
-    if (key != 0 && w.pool_size_ == 1) {
+    if (key == 0) {
+      const forkjoin::detail::isolation_scope scope(w);
+      d();
+    } else if (w.pool_size_ == 1) {
       d();  // [P-TBB Arena A5] one thread: a keyed region is not isolated
-      return;
+    } else {
+      const forkjoin::detail::shared_isolation_scope scope(w, static_cast<std::uintptr_t>(key));
+      d();
     }
-    const forkjoin::detail::isolation_scope scope(w);
-    d();
   };
   tl::run_on(tl::current_pool(), isolated);
 }
@@ -357,9 +362,16 @@ pool_impl& pool_of(d1::task_arena_base* ta) {
 }
 
 // [P-TBB Arena A6] fire and forget: into the pool's injection queue, which every worker
-// polls, so that it runs even while this thread's own deque is busy.
+// polls, so that it runs even while this thread's own deque is busy. From inside the
+// region of a borrowing arena entered from a task, onto this thread's deque in that region
+// (published at once), where the region's waits find it.
 void enqueue_on(pool_impl& p, d1::task& t, d1::task_group_context& ctx) {
   task_group_context_impl::bind(ctx);
+  forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
+  if (w != nullptr && w->pool_ == &p && t_entered_tag != 0 && w->deque_.tag() == t_entered_tag) {
+    tl::submit_to(p, t, ctx, d1::no_slot, /*spawned=*/true);
+    return;
+  }
   task_job* job = tl::job_for(t, ctx, d1::no_slot, d1::no_slot);
   forkjoin::detail::inject_job(p, job);
 }

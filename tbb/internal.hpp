@@ -243,10 +243,6 @@ inline void observers_on_task() noexcept {
 // entered ([P-TBB Observe O3]).
 void observers_leave(pool_impl& p) noexcept;
 
-// arena.cpp: the key of the keyed isolated region this thread is in (isolate_within_arena
-// with a nonzero key: collaborative_call_once's runner and helpers), 0 when none ([P-TBB
-// Arena A5]).
-extern thread_local std::intptr_t t_isolation_key;
 // The pool an observer of arena a watches ([P-TBB Arena A8]).
 pool_impl& observed_pool(r1::arena& a);
 // sync.cpp ([P-TBB Block]): blocks the calling thread until ready(arg) is true, tested under

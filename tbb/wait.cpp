@@ -8,7 +8,6 @@
 #include <array>
 #include <cstdint>
 #include <mutex>
-#include <optional>
 
 #include "forkjoin/detail/atomic.hpp"
 #include "forkjoin/detail/waiting_api.hpp"
@@ -114,14 +113,7 @@ void help_until_released(worker& w, const d1::wait_context& wc) noexcept {
   register_waiter(b, me);
   // [P-TBB Wait W2] either this load sees zero, or N2 sees W1 and N3 (after W1's critical
   // section, or before it, in which case W2 follows N1 through the mutex) finds `me`.
-  if (r1::external_waiter::pending(wc)) {
-    // [P-TBB Arena A5] a keyed region's wait (a collaborative_call_once helper waiting for the
-    // runner's work, which it may not run) counts as blocking: the pool starts a spare in its
-    // place, as oneTBB's helper would have run that work itself
-    std::optional<blocking_scope> blocked;
-    if (t_isolation_key != 0) blocked.emplace(w);
-    wait_for_group(w, me.latch);
-  }
+  if (r1::external_waiter::pending(wc)) wait_for_group(w, me.latch);
   unregister_waiter(b, me);
 }
 

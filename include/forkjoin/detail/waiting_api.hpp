@@ -19,6 +19,11 @@ struct isolation_state {
 isolation_state enter_isolation(worker& w) noexcept;
 // [P-ISO Leave] restores what enter_isolation replaced.
 void leave_isolation(worker& w, isolation_state saved) noexcept;
+// [P-ISO Share] enter_isolation with the tag of the live region of `key` (not 0): threads
+// that enter with the same key at the same time share one region. leave_shared_isolation
+// restores and drops the thread's use of the key's region.
+isolation_state enter_shared_isolation(worker& w, std::uintptr_t key) noexcept;
+void leave_shared_isolation(worker& w, isolation_state saved, std::uintptr_t key) noexcept;
 
 // [P-BLOCK Begin] / [P-BLOCK End]: the calling worker is about to block / has stopped blocking.
 void begin_blocking(worker& w) noexcept;
@@ -40,6 +45,20 @@ class isolation_scope {
 
  private:
   worker& w_;
+  const isolation_state saved_;
+};
+
+class shared_isolation_scope {
+ public:
+  shared_isolation_scope(worker& w, std::uintptr_t key) noexcept
+      : w_(w), key_(key), saved_(enter_shared_isolation(w, key)) {}
+  ~shared_isolation_scope() { leave_shared_isolation(w_, saved_, key_); }
+  shared_isolation_scope(const shared_isolation_scope&) = delete;
+  shared_isolation_scope& operator=(const shared_isolation_scope&) = delete;
+
+ private:
+  worker& w_;
+  const std::uintptr_t key_;
   const isolation_state saved_;
 };
 
