@@ -180,6 +180,7 @@ void run_entered(arena* a, d1::delegate_base& d, bool from_inside) {
     d();
     return;
   }
+  a->note_entered_inside();  // [P-TBB Arena A11]
   const forkjoin::detail::isolation_scope scope(*forkjoin::detail::tls_worker);
   d();
 }
@@ -371,10 +372,16 @@ void enqueue(d1::task& t, d1::task_group_context& ctx, d1::task_arena_base* ta) 
   enqueue_on(pool_of(ta), t, task_group_context_impl::actual(ctx));
 }
 
-void submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t) {
+void submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t as_critical) {
   d1::task_group_context& c = task_group_context_impl::actual(ctx);
   task_group_context_impl::bind(c);
-  tl::submit_to(a != nullptr ? a->use() : tl::current_pool(), t, c, d1::no_slot, /*spawned=*/false);
+  pool_impl& p = a != nullptr ? a->use() : tl::current_pool();
+  if (a != nullptr && a->isolates() && a->entered_inside() && entered_here() != a)
+    tl::submit_pending(*a, p, t, c);  // [P-TBB Arena A11]
+  else if (as_critical != 0)
+    tl::submit_critical(p, t, c);  // [P-TBB Crit K1]
+  else
+    tl::submit_to(p, t, c, d1::no_slot, /*spawned=*/false);
 }
 
 // [P-TBB Arena A10] task_arena::debug_wait_until_empty: enters the arena as execute does and
@@ -470,6 +477,8 @@ bool finalize(d1::task_scheduler_handle& handle, std::intptr_t mode) {
 }  // namespace tbb::detail::r1
 
 namespace forkjoin::detail::tbb_layer {
+
+const r1::arena* entered_arena() noexcept { return r1::entered_here(); }
 
 // [P-TBB Arena A8] an observer of a borrowing arena that has not run anything yet gives it a
 // pool of its own, so that the observer sees the arena's threads alone, as oneTBB's does.

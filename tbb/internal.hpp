@@ -140,6 +140,14 @@ class arena {
     const kind k = kind_.load(std::memory_order_relaxed);  // fresh and used never become owned once used
     return k == kind::fresh || k == kind::used;
   }
+  // [P-TBB Arena A11] a thread running the pool's work entered this borrowing arena (an
+  // isolated region); sticky.
+  void note_entered_inside() noexcept {
+    if (!entered_inside_.load(std::memory_order_relaxed)) entered_inside_.store(true, std::memory_order_relaxed);
+  }
+  bool entered_inside() const noexcept {
+    return entered_inside_.load(std::memory_order_relaxed);  // a hint: A11 routes by it, no data depends on it
+  }
   void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   // True when this was the last reference: the caller deletes the arena.
   bool release() noexcept {
@@ -152,6 +160,7 @@ class arena {
   int concurrency_;
   std::atomic<kind> kind_;
   std::atomic<int> refs_{1};
+  std::atomic<bool> entered_inside_{false};
 };
 
 // Friend of d1::task_arena_base.
@@ -195,6 +204,36 @@ void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::
 // t's job for one submission ([P-TBB Task T1]): the one in its m_reserved words, or an
 // allocated one while that is still queued.
 r1::task_job* job_for(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity);
+
+// critical.cpp ([P-TBB Crit]): r1::submit of a critical task: queued for target's threads,
+// with a ticket job that runs it if no check (K3) did first.
+void submit_critical(pool_impl& target, d1::task& t, d1::task_group_context& ctx);
+// The number of critical tasks queued in every pool (a hint, relaxed).
+extern std::atomic<std::size_t> g_critical_queued;
+void run_critical_slow() noexcept;
+// [P-TBB Crit K3] before a thread runs a task: one relaxed load while no critical task is
+// queued; else it runs the critical tasks of its pool and region first.
+inline void run_critical_first() noexcept {
+  if (g_critical_queued.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    run_critical_slow();
+}
+// [P-TBB Crit K3] whether a critical task waits for this thread (its pool and region), which
+// a bypass chain then lets go first.
+bool critical_queued_here() noexcept;
+
+// arena_pending.cpp ([P-TBB Arena A11]): r1::submit to borrowing arena a, entered from
+// inside before, by a thread not inside it: pending in a's list, with a ticket job.
+void submit_pending(const r1::arena& a, pool_impl& target, d1::task& t, d1::task_group_context& ctx);
+extern std::atomic<std::size_t> g_arena_pending;  // pending tasks of every arena (a hint, relaxed)
+void adopt_pending_slow(worker& w) noexcept;
+// [P-TBB Arena A11] before a wait: one relaxed load while nothing is pending; else a thread
+// inside a borrowing arena moves the arena's pending tasks onto its deque, in its region.
+inline void adopt_pending(worker& w) noexcept {
+  if (g_arena_pending.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    adopt_pending_slow(w);
+}
+// arena.cpp: the borrowing arena this thread is inside, null when none.
+const r1::arena* entered_arena() noexcept;
 
 // wait.cpp: helps on this thread's pool until w's count is zero ([P-TBB Wait]).
 void help_until_released(worker& w, const d1::wait_context& wc) noexcept;
