@@ -227,6 +227,7 @@ void initialize(d1::task_arena_base& ta) {
   auto own = arena_pool(n);
   pool_impl* impl = &forkjoin::detail::impl_of(*own);
   auto* a = new arena(std::move(own), impl, static_cast<int>(n));
+  a->set_reserved(task_arena_impl::reserved(ta));
   if (requested <= 0) requested = static_cast<int>(n);
   register_arena(a);
   task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // [P-TBB Arena A4] pairs with arena_of
@@ -253,11 +254,14 @@ bool arena::own_if_fresh(std::unique_ptr<forkjoin::pool>& own) noexcept {
   return true;
 }
 
-void terminate(d1::task_arena_base& ta) {
-  arena* a = task_arena_impl::arena_of(ta).exchange(nullptr, std::memory_order_acq_rel);  // pairs with A4
+void release_arena(arena* a) noexcept {
   if (a == nullptr || !a->release()) return;
   if (a->owns_pool()) unregister_arena(a);
   delete a;  // an owned pool finishes its queued tasks and joins its threads here
+}
+
+void terminate(d1::task_arena_base& ta) {
+  release_arena(task_arena_impl::arena_of(ta).exchange(nullptr, std::memory_order_acq_rel));  // pairs with A4
 }
 
 // [P-TBB Arena A3] the arena of the pool this thread works for: one made by initialize, or
@@ -339,6 +343,8 @@ int max_concurrency(const d1::task_arena_base* ta) {
     return requested > 0 ? requested : tl::implicit_concurrency();
   }
   if (const arena* a = entered_here()) return a->concurrency();  // [P-TBB Arena A7]
+  // [P-TBB Arena A12] a thread lent to an arena that reserves its slot is a worker beside it
+  if (const arena* l = tl::lent_arena()) return l->concurrency() + (l->reserved() > 0 ? 1 : 0);
   const forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
   return w != nullptr ? static_cast<int>(w->pool_size_) : tl::implicit_concurrency();
 }
@@ -366,10 +372,22 @@ void enqueue_on(pool_impl& p, d1::task& t, d1::task_group_context& ctx) {
 }
 }  // namespace
 
-void enqueue(d1::task& t, d1::task_arena_base* ta) { enqueue_on(pool_of(ta), t, enqueue_context()); }
+namespace {
+// [P-TBB Arena A12] an arena whose own pool has no worker borrows a thread for each task.
+void lend_if_workerless(d1::task_arena_base* ta) {
+  arena* a = ta != nullptr ? tl::arena_of(*ta) : nullptr;
+  if (a != nullptr && a->owns_pool() && a->concurrency() == 1) tl::lend_thread(*a);
+}
+}  // namespace
+
+void enqueue(d1::task& t, d1::task_arena_base* ta) {
+  enqueue_on(pool_of(ta), t, enqueue_context());
+  lend_if_workerless(ta);
+}
 
 void enqueue(d1::task& t, d1::task_group_context& ctx, d1::task_arena_base* ta) {
   enqueue_on(pool_of(ta), t, task_group_context_impl::actual(ctx));
+  lend_if_workerless(ta);
 }
 
 void submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t as_critical) {

@@ -132,6 +132,9 @@ class arena {
   // is not fresh (it then keeps what it had).
   bool own_if_fresh(std::unique_ptr<forkjoin::pool>& own) noexcept;
   int concurrency() const noexcept { return concurrency_; }
+  // The slots it reserves for outside threads (set by initialize for an owned pool).
+  unsigned reserved() const noexcept { return reserved_; }
+  void set_reserved(unsigned r) noexcept { reserved_ = r; }
   bool owns_pool() const noexcept { return own_ != nullptr; }
   // [P-TBB Arena A7] a borrowing arena: it runs on a pool it does not own (the implicit
   // arena's), and entering it from a task isolates the caller so that its waits take only
@@ -161,7 +164,12 @@ class arena {
   std::atomic<kind> kind_;
   std::atomic<int> refs_{1};
   std::atomic<bool> entered_inside_{false};
+  unsigned reserved_ = 0;
 };
+
+// Drops a reference on a; the last one deletes it (an owned pool finishes its queued tasks
+// and joins its threads).
+void release_arena(arena* a) noexcept;
 
 // Friend of d1::task_arena_base.
 struct task_arena_impl {
@@ -234,6 +242,11 @@ inline void adopt_pending(worker& w) noexcept {
 }
 // arena.cpp: the borrowing arena this thread is inside, null when none.
 const r1::arena* entered_arena() noexcept;
+
+// mandatory.cpp ([P-TBB Arena A12]): a thread of the implicit pool enters a's pool, which has
+// no worker, and runs what waits there; the arena this thread is lent to now, null if none.
+void lend_thread(r1::arena& a);
+const r1::arena* lent_arena() noexcept;
 
 // wait.cpp: helps on this thread's pool until w's count is zero ([P-TBB Wait]).
 void help_until_released(worker& w, const d1::wait_context& wc) noexcept;
