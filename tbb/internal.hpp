@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 
 #include "forkjoin/detail/job.hpp"
 #include "forkjoin/detail/worker_api.hpp"
@@ -135,6 +136,9 @@ class arena {
   // The slots it reserves for outside threads (set by initialize for an owned pool).
   unsigned reserved() const noexcept { return reserved_; }
   void set_reserved(unsigned r) noexcept { reserved_ = r; }
+  // [P-TBB Arena A12] whether a lent thread is on its way or draining the arena's pool.
+  std::mutex& lender_mutex() noexcept { return lender_mutex_; }
+  bool& lender_active() noexcept { return lender_active_; }  // under lender_mutex()
   bool owns_pool() const noexcept { return own_ != nullptr; }
   // [P-TBB Arena A7] a borrowing arena: it runs on a pool it does not own (the implicit
   // arena's), and entering it from a task isolates the caller so that its waits take only
@@ -165,6 +169,8 @@ class arena {
   std::atomic<int> refs_{1};
   std::atomic<bool> entered_inside_{false};
   unsigned reserved_ = 0;
+  std::mutex lender_mutex_;
+  bool lender_active_ = false;
 };
 
 // Drops a reference on a; the last one deletes it (an owned pool finishes its queued tasks

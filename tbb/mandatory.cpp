@@ -1,5 +1,5 @@
 // mandatory.cpp: an arena whose pool has no worker (task_arena(1), task_arena(1, 1)) borrows
-// a thread of the implicit arena for each enqueued task, as oneTBB lends such an arena one
+// a thread of the implicit arena while it has enqueued tasks, as oneTBB lends such an arena one
 // worker (mandatory concurrency), so that enqueued work runs although no thread waits in the
 // arena. Protocol: tbb/DESIGN.md [P-TBB Arena] A12.
 #include <exception>
@@ -18,44 +18,78 @@ namespace {
 thread_local const r1::arena* t_lent_to = nullptr;
 
 // [P-TBB Arena A12] a job of the implicit pool: enters the arena's pool as an outside thread
-// (its external slot, or handed over until it frees), runs what waits there, leaves, and
-// drops its reference on the arena (the last one deletes it, as terminate would).
+// (its external slot, or handed over until it frees), runs what waits there until, under the
+// arena's lender mutex, nothing is left (then it clears the active flag), leaves, and drops
+// its reference on the arena (the last one deletes it, as terminate would).
 struct lender : job_header {
   explicit lender(r1::arena& a) noexcept : job_header(&run), arena(&a) {}
   r1::arena* arena;
-  static void run(job_header* h) noexcept {
-    r1::arena* a = static_cast<lender*>(h)->arena;
-    deallocate_job(h, sizeof(lender));
-    auto drain = [a] {
-      worker& w = *tls_worker;
-      const r1::arena* const outer = t_lent_to;
-      t_lent_to = a;
-      for (;;) {
-        run_own_until(
-            w, [](const void*) { return false; }, nullptr);
-        const std::size_t before = w.injected_->load(std::memory_order_relaxed);  // a hint: progress only
-        if (before == 0) break;
-        yield_to_injected(w);
-        if (w.injected_->load(std::memory_order_relaxed) >= before && w.deque_.size() == 0) break;  // nothing taken
-      }
-      t_lent_to = outer;
-    };
-    try {
-      run_in(a->pool(), drain);
-    } catch (...) {
-      std::terminate();  // drain throws nothing; entering the pool cannot fail once it exists
-    }
-    r1::release_arena(a);
-  }
+  static void run(job_header* h) noexcept;
 };
+
+// Deep in this thread's stack, where forkjoin runs no injected job ([P-JOIN Stack]), with a
+// margin for the frames between here and its check.
+bool deep_in_stack() noexcept {
+  constexpr std::uintptr_t k_margin = 64 * 1024;
+  return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < steal_limit_of_this_thread() + k_margin;
+}
+
+void send_lender(r1::arena& a) {
+  a.add_ref();  // [P-TBB Arena A12] the lender's, dropped when it leaves
+  inject_job(implicit_pool(), ::new (allocate_job(sizeof(lender))) lender(a));  // [P-POST] the injector's wake-up
+}
+
+// [P-TBB Arena A12] on the arena's pool: runs what waits there until, under the arena's lender
+// mutex, nothing is left, and then clears the active flag; too deep in this stack to run
+// injected jobs, it hands the work to a new lender instead (the flag stays set).
+void drain(r1::arena& a) {
+  worker& w = *tls_worker;
+  const r1::arena* const outer = t_lent_to;
+  t_lent_to = &a;
+  for (;;) {
+    run_own_until(
+        w, [](const void*) { return false; }, nullptr);
+    if (deep_in_stack()) {
+      send_lender(a);
+      break;
+    }
+    if (injected_pending(w)) {
+      yield_to_injected(w);  // takes at least one job while any is queued: tag 0, not deep
+      continue;
+    }
+    // [P-TBB Arena A12] relaxed under the mutex: an enqueue that took the mutex before pushed
+    // its job before that, and one that takes it after sees the flag cleared and lends again
+    const std::lock_guard<std::mutex> lock(a.lender_mutex());
+    if (!injected_pending(w)) {
+      a.lender_active() = false;
+      break;
+    }
+  }
+  t_lent_to = outer;
+}
+
+void lender::run(job_header* h) noexcept {
+  r1::arena* a = static_cast<lender*>(h)->arena;
+  deallocate_job(h, sizeof(lender));
+  auto body = [a] { drain(*a); };
+  try {
+    run_in(a->pool(), body);
+  } catch (...) {
+    std::terminate();  // drain throws only bad_alloc; entering the pool cannot fail once it exists
+  }
+  r1::release_arena(a);
+}
 
 }  // namespace
 
 void lend_thread(r1::arena& a) {
-  pool_impl& implicit = implicit_pool();
-  if (&implicit == &a.pool()) return;
-  a.add_ref();  // [P-TBB Arena A12] the lender's, dropped when it leaves
-  inject_job(implicit, ::new (allocate_job(sizeof(lender))) lender(a));  // [P-POST] the injector's wake-up
+  if (&implicit_pool() == &a.pool()) return;
+  {
+    const std::lock_guard<std::mutex> lock(a.lender_mutex());  // [P-TBB Arena A12] one lender at a time
+    if (a.lender_active()) return;
+    a.lender_active() = true;
+  }
+  send_lender(a);
 }
 
 const r1::arena* lent_arena() noexcept {

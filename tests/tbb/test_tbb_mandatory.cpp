@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -49,6 +50,27 @@ TEST(TbbMandatory, EnqueuedTasksRunInAnArenaWithoutWorkers) {
     EXPECT_EQ(ran.load(), k_tasks);  // each exactly once
     a.terminate();
   }
+}
+
+// Enqueues from several threads, spread out so that some arrive while the lent thread is
+// about to leave: every task runs exactly once.
+TEST(TbbMandatory, EnqueuesFromManyThreadsAllRun) {
+  tbb::task_arena a(1, 1);
+  a.initialize();
+  constexpr int k_threads = 4, k_per_thread = 2000;
+  std::atomic<int> ran{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < k_threads; ++t)
+    threads.emplace_back([&a, &ran, t] {
+      for (int i = 0; i < k_per_thread; ++i) {
+        a.enqueue([&ran] { ran.fetch_add(1); });
+        for (int spin = (i * 7 + t) % 64; spin > 0; --spin) std::this_thread::yield();
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  ASSERT_TRUE(eventually([&] { return ran.load() == k_threads * k_per_thread; })) << ran.load() << " ran";
+  std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(ran.load(), k_threads * k_per_thread);
 }
 
 // The arena's own thread may be inside execute meanwhile: the task runs once it leaves.
