@@ -185,6 +185,7 @@ void run_entered(arena* a, d1::delegate_base& d, bool from_inside) {
     d();
     return;
   }
+  a->note_entered_inside();  // [P-TBB Arena A11]
   forkjoin::detail::worker& w = *forkjoin::detail::tls_worker;
   const forkjoin::detail::isolation_scope scope(w);
   t_entered_tag = w.deque_.tag();
@@ -233,6 +234,7 @@ void initialize(d1::task_arena_base& ta) {
   auto own = arena_pool(n);
   pool_impl* impl = &forkjoin::detail::impl_of(*own);
   auto* a = new arena(std::move(own), impl, static_cast<int>(n));
+  a->set_reserved(task_arena_impl::reserved(ta));
   if (requested <= 0) requested = static_cast<int>(n);
   register_arena(a);
   task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // [P-TBB Arena A4] pairs with arena_of
@@ -259,11 +261,14 @@ bool arena::own_if_fresh(std::unique_ptr<forkjoin::pool>& own) noexcept {
   return true;
 }
 
-void terminate(d1::task_arena_base& ta) {
-  arena* a = task_arena_impl::arena_of(ta).exchange(nullptr, std::memory_order_acq_rel);  // pairs with A4
+void release_arena(arena* a) noexcept {
   if (a == nullptr || !a->release()) return;
   if (a->owns_pool()) unregister_arena(a);
   delete a;  // an owned pool finishes its queued tasks and joins its threads here
+}
+
+void terminate(d1::task_arena_base& ta) {
+  release_arena(task_arena_impl::arena_of(ta).exchange(nullptr, std::memory_order_acq_rel));  // pairs with A4
 }
 
 // [P-TBB Arena A3] the arena of the pool this thread works for: one made by initialize, or
@@ -343,6 +348,8 @@ int max_concurrency(const d1::task_arena_base* ta) {
     return requested > 0 ? requested : tl::implicit_concurrency();
   }
   if (const arena* a = entered_here()) return a->concurrency();  // [P-TBB Arena A7]
+  // [P-TBB Arena A12] a thread lent to an arena that reserves its slot is a worker beside it
+  if (const arena* l = tl::lent_arena()) return l->concurrency() + (l->reserved() > 0 ? 1 : 0);
   const forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
   return w != nullptr ? static_cast<int>(w->pool_size_) : tl::implicit_concurrency();
 }
@@ -377,16 +384,34 @@ void enqueue_on(pool_impl& p, d1::task& t, d1::task_group_context& ctx) {
 }
 }  // namespace
 
-void enqueue(d1::task& t, d1::task_arena_base* ta) { enqueue_on(pool_of(ta), t, enqueue_context()); }
+namespace {
+// [P-TBB Arena A12] an arena whose own pool has no worker borrows a thread for each task.
+void lend_if_workerless(d1::task_arena_base* ta) {
+  arena* a = ta != nullptr ? tl::arena_of(*ta) : nullptr;
+  if (a != nullptr && a->owns_pool() && a->concurrency() == 1) tl::lend_thread(*a);
+}
+}  // namespace
+
+void enqueue(d1::task& t, d1::task_arena_base* ta) {
+  enqueue_on(pool_of(ta), t, enqueue_context());
+  lend_if_workerless(ta);
+}
 
 void enqueue(d1::task& t, d1::task_group_context& ctx, d1::task_arena_base* ta) {
   enqueue_on(pool_of(ta), t, task_group_context_impl::actual(ctx));
+  lend_if_workerless(ta);
 }
 
-void submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t) {
+void submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t as_critical) {
   d1::task_group_context& c = task_group_context_impl::actual(ctx);
   task_group_context_impl::bind(c);
-  tl::submit_to(a != nullptr ? a->use() : tl::current_pool(), t, c, d1::no_slot, /*spawned=*/false);
+  pool_impl& p = a != nullptr ? a->use() : tl::current_pool();
+  if (a != nullptr && a->isolates() && a->entered_inside() && entered_here() != a)
+    tl::submit_pending(*a, p, t, c);  // [P-TBB Arena A11]
+  else if (as_critical != 0)
+    tl::submit_critical(p, t, c);  // [P-TBB Crit K1]
+  else
+    tl::submit_to(p, t, c, d1::no_slot, /*spawned=*/false);
 }
 
 // [P-TBB Arena A10] task_arena::debug_wait_until_empty: enters the arena as execute does and
@@ -482,6 +507,8 @@ bool finalize(d1::task_scheduler_handle& handle, std::intptr_t mode) {
 }  // namespace tbb::detail::r1
 
 namespace forkjoin::detail::tbb_layer {
+
+const r1::arena* entered_arena() noexcept { return r1::entered_here(); }
 
 // [P-TBB Arena A8] an observer of a borrowing arena that has not run anything yet gives it a
 // pool of its own, so that the observer sees the arena's threads alone, as oneTBB's does.

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 
 #include "forkjoin/detail/job.hpp"
 #include "forkjoin/detail/worker_api.hpp"
@@ -132,6 +133,12 @@ class arena {
   // is not fresh (it then keeps what it had).
   bool own_if_fresh(std::unique_ptr<forkjoin::pool>& own) noexcept;
   int concurrency() const noexcept { return concurrency_; }
+  // The slots it reserves for outside threads (set by initialize for an owned pool).
+  unsigned reserved() const noexcept { return reserved_; }
+  void set_reserved(unsigned r) noexcept { reserved_ = r; }
+  // [P-TBB Arena A12] whether a lent thread is on its way or draining the arena's pool.
+  std::mutex& lender_mutex() noexcept { return lender_mutex_; }
+  bool& lender_active() noexcept { return lender_active_; }  // under lender_mutex()
   bool owns_pool() const noexcept { return own_ != nullptr; }
   // [P-TBB Arena A7] a borrowing arena: it runs on a pool it does not own (the implicit
   // arena's), and entering it from a task isolates the caller so that its waits take only
@@ -139,6 +146,14 @@ class arena {
   bool isolates() const noexcept {
     const kind k = kind_.load(std::memory_order_relaxed);  // fresh and used never become owned once used
     return k == kind::fresh || k == kind::used;
+  }
+  // [P-TBB Arena A11] a thread running the pool's work entered this borrowing arena (an
+  // isolated region); sticky.
+  void note_entered_inside() noexcept {
+    if (!entered_inside_.load(std::memory_order_relaxed)) entered_inside_.store(true, std::memory_order_relaxed);
+  }
+  bool entered_inside() const noexcept {
+    return entered_inside_.load(std::memory_order_relaxed);  // a hint: A11 routes by it, no data depends on it
   }
   void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   // True when this was the last reference: the caller deletes the arena.
@@ -152,7 +167,15 @@ class arena {
   int concurrency_;
   std::atomic<kind> kind_;
   std::atomic<int> refs_{1};
+  std::atomic<bool> entered_inside_{false};
+  unsigned reserved_ = 0;
+  std::mutex lender_mutex_;
+  bool lender_active_ = false;
 };
+
+// Drops a reference on a; the last one deletes it (an owned pool finishes its queued tasks
+// and joins its threads).
+void release_arena(arena* a) noexcept;
 
 // Friend of d1::task_arena_base.
 struct task_arena_impl {
@@ -195,6 +218,41 @@ void submit_to(pool_impl& target, d1::task& t, d1::task_group_context& ctx, d1::
 // t's job for one submission ([P-TBB Task T1]): the one in its m_reserved words, or an
 // allocated one while that is still queued.
 r1::task_job* job_for(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity);
+
+// critical.cpp ([P-TBB Crit]): r1::submit of a critical task: queued for target's threads,
+// with a ticket job that runs it if no check (K3) did first.
+void submit_critical(pool_impl& target, d1::task& t, d1::task_group_context& ctx);
+// The number of critical tasks queued in every pool (a hint, relaxed).
+extern std::atomic<std::size_t> g_critical_queued;
+void run_critical_slow() noexcept;
+// [P-TBB Crit K3] before a thread runs a task: one relaxed load while no critical task is
+// queued; else it runs the critical tasks of its pool and region first.
+inline void run_critical_first() noexcept {
+  if (g_critical_queued.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    run_critical_slow();
+}
+// [P-TBB Crit K3] whether a critical task waits for this thread (its pool and region), which
+// a bypass chain then lets go first.
+bool critical_queued_here() noexcept;
+
+// arena_pending.cpp ([P-TBB Arena A11]): r1::submit to borrowing arena a, entered from
+// inside before, by a thread not inside it: pending in a's list, with a ticket job.
+void submit_pending(const r1::arena& a, pool_impl& target, d1::task& t, d1::task_group_context& ctx);
+extern std::atomic<std::size_t> g_arena_pending;  // pending tasks of every arena (a hint, relaxed)
+void adopt_pending_slow(worker& w) noexcept;
+// [P-TBB Arena A11] before a wait: one relaxed load while nothing is pending; else a thread
+// inside a borrowing arena moves the arena's pending tasks onto its deque, in its region.
+inline void adopt_pending(worker& w) noexcept {
+  if (g_arena_pending.load(std::memory_order_relaxed) != 0) [[unlikely]]
+    adopt_pending_slow(w);
+}
+// arena.cpp: the borrowing arena this thread is inside, null when none.
+const r1::arena* entered_arena() noexcept;
+
+// mandatory.cpp ([P-TBB Arena A12]): a thread of the implicit pool enters a's pool, which has
+// no worker, and runs what waits there; the arena this thread is lent to now, null if none.
+void lend_thread(r1::arena& a);
+const r1::arena* lent_arena() noexcept;
 
 // wait.cpp: helps on this thread's pool until w's count is zero ([P-TBB Wait]).
 void help_until_released(worker& w, const d1::wait_context& wc) noexcept;

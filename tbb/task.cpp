@@ -110,7 +110,8 @@ r1::task_job* job_for(d1::task& t, d1::task_group_context& ctx, d1::slot_id orig
 }
 
 void run_task(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1::slot_id affinity) noexcept {
-  observers_on_task();  // [P-TBB Observe O2]
+  run_critical_first();  // [P-TBB Crit K3]
+  observers_on_task();   // [P-TBB Observe O2]
   d1::execution_data ed{&ctx, original, affinity};
   d1::task_group_context* const outer = tls_context;
   tls_context = &ctx;
@@ -121,6 +122,13 @@ void run_task(d1::task& t, d1::task_group_context& ctx, d1::slot_id original, d1
     // finishes, so the context outlives every access here.
     d1::task* next = &t;
     while (next != nullptr) {
+      if (next != &t && g_critical_queued.load(std::memory_order_relaxed) != 0 && critical_queued_here()) {
+        // [P-TBB Crit K3] a critical task waits: the bypass task goes on this thread's deque,
+        // whose next pop runs the critical ones first (the hint is relaxed: K2's ticket
+        // covers a miss)
+        submit_to(*tls_worker->pool_, *next, ctx, d1::no_slot, /*spawned=*/true);
+        break;
+      }
       d1::task* current = next;
       if (ctx_impl::is_cancelled(ctx)) {  // [P-TBB Cancel C3] skipped: cancel() finalizes it
         next = current->cancel(ed);

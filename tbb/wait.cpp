@@ -105,6 +105,7 @@ void help_until_released(worker& w, const d1::wait_context& wc) noexcept {
     wait_without_helping(w, wc);
     return;
   }
+  adopt_pending(w);  // [P-TBB Arena A11]
   // [P-TBB Wait W0] the children still on this thread's deque first, with no registration.
   if (run_own_until(w, released, &wc)) return;
   waiter me{&wc, w.pool_, {}};

@@ -1,0 +1,100 @@
+// mandatory.cpp: an arena whose pool has no worker (task_arena(1), task_arena(1, 1)) borrows
+// a thread of the implicit arena while it has enqueued tasks, as oneTBB lends such an arena one
+// worker (mandatory concurrency), so that enqueued work runs although no thread waits in the
+// arena. Protocol: tbb/DESIGN.md [P-TBB Arena] A12.
+#include <exception>
+#include <new>
+
+#include "forkjoin/detail/waiting_api.hpp"
+#include "forkjoin/detail/worker_api.hpp"
+#include "forkjoin/task_group.hpp"
+#include "internal.hpp"
+
+namespace forkjoin::detail::tbb_layer {
+
+namespace {
+
+// [P-TBB Arena A12] the arena this thread was lent to while it drains its pool, null otherwise.
+thread_local const r1::arena* t_lent_to = nullptr;
+
+// [P-TBB Arena A12] a job of the implicit pool: enters the arena's pool as an outside thread
+// (its external slot, or handed over until it frees), runs what waits there until, under the
+// arena's lender mutex, nothing is left (then it clears the active flag), leaves, and drops
+// its reference on the arena (the last one deletes it, as terminate would).
+struct lender : job_header {
+  explicit lender(r1::arena& a) noexcept : job_header(&run), arena(&a) {}
+  r1::arena* arena;
+  static void run(job_header* h) noexcept;
+};
+
+// Deep in this thread's stack, where forkjoin runs no injected job ([P-JOIN Stack]), with a
+// margin for the frames between here and its check.
+bool deep_in_stack() noexcept {
+  constexpr std::uintptr_t k_margin = 64 * 1024;
+  return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < steal_limit_of_this_thread() + k_margin;
+}
+
+void send_lender(r1::arena& a) {
+  a.add_ref();  // [P-TBB Arena A12] the lender's, dropped when it leaves
+  inject_job(implicit_pool(), ::new (allocate_job(sizeof(lender))) lender(a));  // [P-POST] the injector's wake-up
+}
+
+// [P-TBB Arena A12] on the arena's pool: runs what waits there until, under the arena's lender
+// mutex, nothing is left, and then clears the active flag; too deep in this stack to run
+// injected jobs, it hands the work to a new lender instead (the flag stays set).
+void drain(r1::arena& a) {
+  worker& w = *tls_worker;
+  const r1::arena* const outer = t_lent_to;
+  t_lent_to = &a;
+  for (;;) {
+    run_own_until(
+        w, [](const void*) { return false; }, nullptr);
+    if (deep_in_stack()) {
+      send_lender(a);
+      break;
+    }
+    if (injected_pending(w)) {
+      yield_to_injected(w);  // takes at least one job while any is queued: tag 0, not deep
+      continue;
+    }
+    // [P-TBB Arena A12] relaxed under the mutex: an enqueue that took the mutex before pushed
+    // its job before that, and one that takes it after sees the flag cleared and lends again
+    const std::lock_guard<std::mutex> lock(a.lender_mutex());
+    if (!injected_pending(w)) {
+      a.lender_active() = false;
+      break;
+    }
+  }
+  t_lent_to = outer;
+}
+
+void lender::run(job_header* h) noexcept {
+  r1::arena* a = static_cast<lender*>(h)->arena;
+  deallocate_job(h, sizeof(lender));
+  auto body = [a] { drain(*a); };
+  try {
+    run_in(a->pool(), body);
+  } catch (...) {
+    std::terminate();  // drain throws only bad_alloc; entering the pool cannot fail once it exists
+  }
+  r1::release_arena(a);
+}
+
+}  // namespace
+
+void lend_thread(r1::arena& a) {
+  if (&implicit_pool() == &a.pool()) return;
+  {
+    const std::lock_guard<std::mutex> lock(a.lender_mutex());  // [P-TBB Arena A12] one lender at a time
+    if (a.lender_active()) return;
+    a.lender_active() = true;
+  }
+  send_lender(a);
+}
+
+const r1::arena* lent_arena() noexcept {
+  const worker* w = tls_worker;
+  return w != nullptr && t_lent_to != nullptr && w->pool_ == &t_lent_to->pool() ? t_lent_to : nullptr;
+}
+
+}  // namespace forkjoin::detail::tbb_layer
