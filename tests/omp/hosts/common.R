@@ -1,7 +1,7 @@
 # common.R: what the host checks share. host_runtimes(): the OpenMP and oneTBB runtime files
 # mapped in this R process, split into forkjoin's (a path naming forkjoin: its libraries and
 # their replace folders' links) and native ones. host_threads(): the names of this process's
-# threads. check(ok, what): records a failure; finish(): prints the verdict and quits with
+# threads, the main thread's first. check(ok, what): records a failure; finish(): prints the verdict and quits with
 # status 1 on any failure.
 host_runtimes <- function() {
   maps <- readLines("/proc/self/maps")
@@ -11,7 +11,10 @@ host_runtimes <- function() {
   list(forkjoin = paths[ours], native = paths[runtime & !grepl("forkjoin", paths)])
 }
 host_threads <- function() {
+  # the main thread first (its id is the process's), then the others by id: list.files sorts
+  # the ids as strings, which put a worker first once the ids crossed a power of ten
   tasks <- list.files("/proc/self/task")
+  tasks <- tasks[order(tasks != as.character(Sys.getpid()), as.numeric(tasks))]
   vapply(tasks, function(t) readLines(file.path("/proc/self/task", t, "comm"), n = 1), "")
 }
 failures <- character()
