@@ -210,9 +210,6 @@ void start_members(thread_state& ts, team& t) noexcept {
   const worker_order order{fj::worker_index_in(p), static_cast<unsigned>(p.num_threads())};
   // [P-OMP Team S4] a team sized from reserved workers runs on exactly those
   const bool sized = !ts.reserved.empty();
-  // read by the members after they took their posts ([P-LEND L5]); a team of one has none
-  set_if_changed(t.oversubscribed, t.nthreads > config().num_procs);            // [P-OMP Hot H6]
-  set_if_changed(t.members_leave_end, t.oversubscribed || t.active_level > 1);  // [P-OMP Team E4]
   FORKJOIN_DEBUG_ASSERT(!sized || ts.reserved.size() == t.nthreads - 1, "reservation and team size differ");
   // [P-OMP Team S2] every idle target is reserved before the first post: a reserved worker
   // steals nothing ([P-LEND R3]), so none takes the work the first members' turns create

@@ -63,8 +63,6 @@ struct team {
   fn_t fn = nullptr;
   void* data = nullptr;
   bool prestarted_ws = false;        // a combined construct set up work share 0 ([P-OMP Team S3])
-  bool oversubscribed = false;       // more threads than CPUs: [P-OMP Hot H6] (set by start_members)
-  bool members_leave_end = false;    // [P-OMP Team E4]: oversubscribed, or nested in an active team (likewise)
   icv icvs;                          // the implicit tasks' ICVs ([P-OMP Team S1])
   taskgroup* first_group = nullptr;  // the implicit tasks' taskgroup ([P-OMP Reduce R4])
 
