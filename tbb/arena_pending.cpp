@@ -3,12 +3,11 @@
 // each with a ticket job that runs it on any thread of the pool, and a thread that waits
 // inside the arena moves them into its isolated region first. Protocol: tbb/DESIGN.md
 // [P-TBB Arena] A11.
-#include <mutex>
 #include <new>
 
 #include "forkjoin/detail/worker_api.hpp"
-#include "forkjoin/task_group.hpp"
 #include "internal.hpp"
+#include "keyed_jobs.hpp"
 
 namespace forkjoin::detail::tbb_layer {
 
@@ -16,33 +15,10 @@ std::atomic<std::size_t> g_arena_pending{0};
 
 namespace {
 
-struct pending_entry {
-  job_header* job;
-  const r1::arena* arena;
-  pending_entry* next;
-};
+// [P-TBB Arena A11] every pending task, keyed by its arena, first in first out.
+constinit keyed_jobs g_pending{g_arena_pending};
 
-// [P-TBB Arena A11] every pending task, first in first out, under g_mutex.
-std::mutex g_mutex;
-pending_entry* g_head = nullptr;
-pending_entry* g_tail = nullptr;
-
-// Unlinks the oldest pending task of a; null if none.
-job_header* take_pending(const r1::arena* a) noexcept {
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  pending_entry* prev = nullptr;
-  for (pending_entry* e = g_head; e != nullptr; prev = e, e = e->next) {
-    if (e->arena != a) continue;
-    (prev != nullptr ? prev->next : g_head) = e->next;
-    if (g_tail == e) g_tail = prev;
-    // relaxed: a hint; the entries themselves are read under g_mutex [P-TBB Arena A11]
-    g_arena_pending.store(g_arena_pending.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
-    job_header* job = e->job;
-    deallocate_job(e, sizeof(pending_entry));
-    return job;
-  }
-  return nullptr;
-}
+job_key key_of(const r1::arena* a) noexcept { return job_key{a, 0}; }
 
 // [P-TBB Arena A11] one per pending task: runs the oldest one of its arena still pending, if
 // a waiter inside the arena has not taken them all.
@@ -52,32 +28,18 @@ struct pending_ticket : job_header {
   static void run(job_header* h) noexcept {
     const r1::arena* a = static_cast<pending_ticket*>(h)->arena;
     deallocate_job(h, sizeof(pending_ticket));
-    if (job_header* job = take_pending(a)) job->execute(job);
+    if (job_header* job = g_pending.take(key_of(a))) job->execute(job);
   }
 };
 
 }  // namespace
 
 void submit_pending(const r1::arena& a, pool_impl& target, d1::task& t, d1::task_group_context& ctx) {
-  worker* w = tls_worker;
+  const worker* w = tls_worker;
   const bool local = w != nullptr && w->pool_ == &target;
-  job_header* job = job_for(t, ctx, local ? static_cast<d1::slot_id>(w->index_) : d1::no_slot, d1::no_slot);
-  auto* e = ::new (allocate_job(sizeof(pending_entry))) pending_entry{job, &a, nullptr};
-  {
-    const std::lock_guard<std::mutex> lock(g_mutex);
-    (g_tail != nullptr ? g_tail->next : g_head) = e;
-    g_tail = e;
-    // relaxed: a hint; the entries themselves are read under g_mutex [P-TBB Arena A11]
-    g_arena_pending.store(g_arena_pending.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  }
+  g_pending.push(key_of(&a), job_for(t, ctx, local ? static_cast<d1::slot_id>(w->index_) : d1::no_slot, d1::no_slot));
   // [P-TBB Arena A11] the ticket goes where a plain submit's job would ([P-TBB Task T2])
-  auto* ticket = ::new (allocate_job(sizeof(pending_ticket))) pending_ticket(&a);
-  if (local) {
-    w->deque_.push_private(ticket);
-    on_new_job(*w, ticket);
-  } else {
-    inject_job(target, ticket);  // [P-POST] the injector's fence and wake-up
-  }
+  post_ticket(target, ::new (allocate_job(sizeof(pending_ticket))) pending_ticket(&a));
 }
 
 void adopt_pending_slow(worker& w) noexcept {
@@ -86,7 +48,7 @@ void adopt_pending_slow(worker& w) noexcept {
   bool any = false;
   // [P-TBB Arena A11] pushed inside this thread's region: its wait, and thieves of the
   // region, run them
-  while (job_header* job = take_pending(a)) {
+  while (job_header* job = g_pending.take(key_of(a))) {
     w.deque_.push_private(job);
     any = true;
   }
