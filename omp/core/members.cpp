@@ -104,16 +104,21 @@ void* spare_main(void* arg) {
 }
 
 // Runs j on an idle spare thread (`preferred` if it is idle) or a new one; sets preferred
-// to the one chosen.
-void run_on_spare(member_job* j, spare*& preferred) noexcept {
+// to the one chosen. A spare whose last turn was one of `avoid`'s is not taken ([P-OMP Team
+// E5]).
+void run_on_spare(member_job* j, spare*& preferred, const team* avoid) noexcept {
   static const int registered = pthread_atfork(nullptr, nullptr, &forget_spares_in_child);
   (void)registered;
   // [P-OMP Team R1] claim a record by CAS: an idle one keeps its thread, a retired one gets
   // a new thread
-  auto claim = [](spare* s, std::uint32_t from) {
+  auto claim = [avoid](spare* s, std::uint32_t from) {
     // acquire pairs with the release that made it idle or retired: the spare's last use of
     // its record (job, parked) happens before the new turn's
-    return s->state.compare_exchange_strong(from, k_busy, std::memory_order_acquire);  // [P-OMP Team R1]
+    if (!s->state.compare_exchange_strong(from, k_busy, std::memory_order_acquire))  // [P-OMP Team R1]
+      return false;
+    if (avoid == nullptr || s->job == nullptr || s->job->owner != avoid) return true;
+    s->state.store(from, std::memory_order_release);  // [P-OMP Team R1] given back: pairs with the next claim
+    return false;
   };
   spare* s = nullptr;
   bool fresh = false;
@@ -193,10 +198,19 @@ struct worker_order {
 };
 }  // namespace
 
+const team* outer_team_left_early(const team* t) noexcept {
+  for (; t != nullptr && t->level >= 1; t = t->parent)
+    if (t->level == 1) return t->members_leave_end ? t : nullptr;
+  return nullptr;
+}
+
 int reserve_idle_workers(thread_state& ts, unsigned wanted) noexcept {
   forkjoin::pool& p = omp_pool();
   const worker_order order{fj::worker_index_in(p), static_cast<unsigned>(p.num_threads())};
   if (order.me < 0) return -1;
+  // [P-OMP Team E5] inside a region whose members may have left early, idle workers may be
+  // its members: a team of one
+  if (outer_team_left_early(ts.cur_team) != nullptr) return 0;
   // [P-LEND R1] every reservation is followed by its post (start_members): none is pending
   FORKJOIN_DEBUG_ASSERT(ts.reserved.empty(), "a reservation was never posted");
   for (unsigned k = 1; k <= order.count() && ts.reserved.size() < wanted; ++k)
@@ -204,12 +218,31 @@ int reserve_idle_workers(thread_state& ts, unsigned wanted) noexcept {
   return static_cast<int>(ts.reserved.size());
 }
 
+namespace {
+void hand_out_turns(thread_state& ts, team& t, const team* avoid) noexcept;
+}  // namespace
+
 void start_members(thread_state& ts, team& t) noexcept {
+  // [P-OMP Team E4] no member leaves the end barrier early while turns are handed out: a
+  // spare (or worker) that left could be handed a second turn of the region. Relaxed: the
+  // posts below publish it, and E3 kept the previous region's members away
+  t.members_handed.store(false, std::memory_order_relaxed);
+  // [P-OMP Team E5] a nested team keeps off the threads of an outer region whose members
+  // leave early: they are that region's thread numbers (threadprivate) until it ends
+  hand_out_turns(ts, t, t.level > 1 ? outer_team_left_early(t.parent) : nullptr);
+  t.members_handed.store(true, std::memory_order_release);  // [P-OMP Team E4] pairs with end_barrier's acquire
+}
+
+namespace {
+void hand_out_turns(thread_state& ts, team& t, const team* avoid) noexcept {
   forkjoin::pool& p = omp_pool();
   if (ts.spares.size() < t.nthreads - 1) ts.spares.resize(t.nthreads - 1, nullptr);
   const worker_order order{fj::worker_index_in(p), static_cast<unsigned>(p.num_threads())};
   // [P-OMP Team S4] a team sized from reserved workers runs on exactly those
   const bool sized = !ts.reserved.empty();
+  // read by the members after they took their posts ([P-LEND L5]); a team of one has none
+  set_if_changed(t.oversubscribed, t.nthreads > config().num_procs);            // [P-OMP Hot H6]
+  set_if_changed(t.members_leave_end, t.oversubscribed || t.active_level > 1);  // [P-OMP Team E4]
   FORKJOIN_DEBUG_ASSERT(!sized || ts.reserved.size() == t.nthreads - 1, "reservation and team size differ");
   // [P-OMP Team S2] every idle target is reserved before the first post: a reserved worker
   // steals nothing ([P-LEND R3]), so none takes the work the first members' turns create
@@ -223,7 +256,7 @@ void start_members(thread_state& ts, team& t) noexcept {
     m.reserved = sized;
     if (sized) {
       m.target = static_cast<int>(ts.reserved[k - 1]);
-    } else if (k <= order.count()) {
+    } else if (k <= order.count() && avoid == nullptr) {
       m.target = static_cast<int>(order.target(k));
       m.reserved = fj::reserve_worker(p, order.target(k));
     }
@@ -246,7 +279,7 @@ void start_members(thread_state& ts, team& t) noexcept {
         continue;
       }
     }
-    run_on_spare(&m, ts.spares[k - 1]);
+    run_on_spare(&m, ts.spares[k - 1], avoid);
   }
   fj::wake_docked(p);  // [P-LEND D2, D3] one broadcast for the members docked by [P-OMP Hot H6]
   for (unsigned k = 1; k < t.nthreads; ++k)
@@ -273,8 +306,10 @@ void start_members(thread_state& ts, team& t) noexcept {
   for (unsigned k = 1; k < t.nthreads; ++k) {
     member_job& m = t.members[k - 1];
     if (m.late && fj::withdraw_from_worker(p, static_cast<std::size_t>(m.target), &m))
-      run_on_spare(&m, ts.spares[k - 1]);
+      run_on_spare(&m, ts.spares[k - 1], avoid);
   }
 }
+
+}  // namespace
 
 }  // namespace forkjoin::omp

@@ -265,7 +265,7 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     const unsigned id = m->id;
     thread_state& ts = self();
     const bool spare_thread = ts.spare_state != nullptr;  // else a pool worker
-    const bool oversubscribed = t.nthreads > config().num_procs;
+    const bool oversubscribed = t.oversubscribed;
     run_member(ts, t, id);
     if (spare_thread) return;  // its own loop waits for its next turn
     // [P-OMP Hot H1] the primary's next region usually follows within microseconds (a
@@ -528,6 +528,7 @@ void end_region(thread_state& ts) noexcept {
 namespace {
 // One barrier on `word`. A cancellable one leaves when the team is cancelled, taking its
 // arrival back unless the barrier completed meanwhile ([P-OMP Cancel K4]).
+template <bool leave_when_idle = false>
 bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancellable) noexcept {
   team& t = *ts.cur_team;
   const unsigned n = t.nthreads;
@@ -570,15 +571,35 @@ bool barrier_on(thread_state& ts, std::atomic<std::uint64_t>& word, bool cancell
     return t.pending_tasks.load(std::memory_order_relaxed) != 0 && run_any_task(ts);
   };
   const trace_span span(forkjoin::detail::trace_kind::omp_barrier, t.trace_region, &word == &t.end_word ? 1 : 0);
+  if constexpr (leave_when_idle) {
+    // [P-OMP Team E4] a member of a team larger than its CPUs helps while there is a task to
+    // run, then leaves without waiting for the release: whoever changes the last of the
+    // barrier's conditions runs a step afterwards (B2), and the primary waits for it
+    while (!released())
+      if (!step()) return false;
+    return false;
+  }
   t.wakeup.wait_until(released, step);
   return cancellable && t.cancelled.load(std::memory_order_relaxed);
+}
+// Out of line: the end barrier of a team that fits its CPUs stays as short as it was.
+FORKJOIN_NOINLINE void end_barrier_leaving(thread_state& ts) noexcept {
+  barrier_on<true>(ts, ts.cur_team->end_word, false);
 }
 }  // namespace
 
 void barrier(thread_state& ts) noexcept { barrier_on(ts, ts.cur_team->barrier_word, false); }
 bool cancel_barrier(thread_state& ts) noexcept { return barrier_on(ts, ts.cur_team->barrier_word, true); }
 // [P-OMP Team E1] the region's end, on its own word ([P-OMP Cancel K4])
-void end_barrier(thread_state& ts) noexcept { barrier_on(ts, ts.cur_team->end_word, false); }
+void end_barrier(thread_state& ts) noexcept {
+  // [P-OMP Team E4] a member of a team larger than its CPUs (or nested in another active
+  // one) does not wait for the release, once every turn of the region was handed out
+  team& t = *ts.cur_team;
+  if (t.members_leave_end && ts.id != 0 &&
+      t.members_handed.load(std::memory_order_acquire))  // [P-OMP Team E4] pairs with start_members' release
+    return end_barrier_leaving(ts);
+  barrier_on(ts, t.end_word, false);
+}
 
 const team* team_at_level(const thread_state& ts, int level, unsigned* thread_num) noexcept {
   const team* t = ts.cur_team;

@@ -62,7 +62,12 @@ struct team {
   unsigned parent_thread = 0;  // the primary thread's number in the parent team
   fn_t fn = nullptr;
   void* data = nullptr;
-  bool prestarted_ws = false;        // a combined construct set up work share 0 ([P-OMP Team S3])
+  bool prestarted_ws = false;      // a combined construct set up work share 0 ([P-OMP Team S3])
+  bool oversubscribed = false;     // more threads than CPUs: [P-OMP Hot H6] (set by start_members)
+  bool members_leave_end = false;  // [P-OMP Team E4]: oversubscribed, or nested in an active team (likewise)
+  // [P-OMP Team E4] start_members handed out every turn of the region: no thread that leaves
+  // the end barrier early can be handed a second turn of it
+  std::atomic<bool> members_handed{false};
   icv icvs;                          // the implicit tasks' ICVs ([P-OMP Team S1])
   taskgroup* first_group = nullptr;  // the implicit tasks' taskgroup ([P-OMP Reduce R4])
 

@@ -1,6 +1,6 @@
 /* crowded_regions: back-to-back regions of a team larger than its CPUs while other threads of
  * the process keep every CPU busy, so that the team's workers dock between regions ([P-OMP
- * Hot] H6). Every region runs each of its
+ * Hot] H6) and leave the end barrier early ([P-OMP Team] E4). Every region runs each of its
  * thread numbers exactly once, with its full team, and a reduction and a barrier inside give
  * their exact results. Built with gcc -fopenmp, linked against libforkjoin-omp. */
 #include <omp.h>
