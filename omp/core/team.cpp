@@ -593,10 +593,12 @@ bool cancel_barrier(thread_state& ts) noexcept { return barrier_on(ts, ts.cur_te
 // [P-OMP Team E1] the region's end, on its own word ([P-OMP Cancel K4])
 void end_barrier(thread_state& ts) noexcept {
   // [P-OMP Team E4] a member of a team larger than its CPUs (or nested in another active
-  // one) does not wait for the release, once every turn of the region was handed out
+  // one) does not wait for the release; on a spare thread, only once every turn of the
+  // region was handed out (a pool worker is posted one turn of a region, by name)
   team& t = *ts.cur_team;
   if (t.members_leave_end && ts.id != 0 &&
-      t.members_handed.load(std::memory_order_acquire))  // [P-OMP Team E4] pairs with start_members' release
+      (ts.spare_state == nullptr ||
+       t.members_handed.load(std::memory_order_acquire)))  // [P-OMP Team E4] pairs with start_members' release
     return end_barrier_leaving(ts);
   barrier_on(ts, t.end_word, false);
 }
