@@ -92,6 +92,15 @@ void dock_for_mail(std::chrono::nanoseconds limit) noexcept {
   }
 }
 
+void yield_for_mail(std::chrono::nanoseconds limit) noexcept {
+  worker_slot& w = slot_of(*tls_worker);
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (w.mailbox_.load(std::memory_order_relaxed) == nullptr) {  // [P-LEND L8] taken by L4/L5 next
+    sched_yield();
+    if (std::chrono::steady_clock::now() >= deadline) return;
+  }
+}
+
 void wake_docked(pool& p) noexcept {
   pool_impl& impl = impl_of(p);
   seq_cst_fence();  // [P-LEND D2] Dekker with D1's fence

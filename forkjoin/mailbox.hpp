@@ -50,6 +50,11 @@ void await_mail(int spins) noexcept;
 // job is in its mailbox or `limit` has passed (a wake-up for another worker's post docks it
 // again for what is left). It counts as busy meanwhile, as in await_mail.
 void dock_for_mail(std::chrono::nanoseconds limit) noexcept;
+// [P-LEND L8] for the same worker, instead of await_mail: polls its mailbox between
+// sched_yield calls until a job is there or `limit` has passed. For a worker that shares
+// its CPU with threads of its own team: each poll hands them the CPU. Busy meanwhile, as
+// in await_mail.
+void yield_for_mail(std::chrono::nanoseconds limit) noexcept;
 // [P-LEND D2, D3] for a poster whose prompt posts are made: wakes every docked worker of p
 // (one futex broadcast), if any is docked.
 void wake_docked(pool& p) noexcept;

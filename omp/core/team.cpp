@@ -269,13 +269,16 @@ void member_job::execute_fn(forkjoin::detail::job_header* j) noexcept {
     run_member(ts, t, id);
     if (spare_thread) return;  // its own loop waits for its next turn
     // [P-OMP Hot H1] the primary's next region usually follows within microseconds (a
-    // passive wait policy spins nowhere); [P-OMP Hot H6] where the team's threads outnumber
-    // CPUs that neighbours also crowd, the wait parks until the primary's one broadcast
+    // passive wait policy spins nowhere); where the team's threads outnumber the CPUs,
+    // [P-OMP Hot H6] if neighbours also crowd them the wait parks until the primary's one
+    // broadcast, and [P-OMP Hot H7] otherwise it yields between polls
     if (!waits_park_at_once()) {
-      if (oversubscribed && forkjoin::detail::crowded(forkjoin::detail::crowd_clock_ns()))
+      if (!oversubscribed)
+        forkjoin::detail::await_mail(k_hot_spins);
+      else if (forkjoin::detail::crowded(forkjoin::detail::crowd_clock_ns()))
         forkjoin::detail::dock_for_mail(k_dock_time);
       else
-        forkjoin::detail::await_mail(k_hot_spins);
+        forkjoin::detail::yield_for_mail(k_yield_poll);
     }
     // [P-OMP Team S6] a worker stays in the idle loop it announced before E2: a consecutive
     // region's turn runs here, anything else it found runs as its top-level loop would

@@ -53,6 +53,9 @@ inline constexpr int k_hot_spins = 64;
 // it enters the pool's idle loop: a region and the serial code between two regions, and not
 // so long that pool work pushed meanwhile waits for it (a docked worker counts as busy).
 inline constexpr std::chrono::milliseconds k_dock_time{1};
+// [P-OMP Hot H7] how long such a worker yield-polls its mailbox on CPUs free of neighbours:
+// about the span of a short loop of its team, whose other members it lets run meanwhile.
+inline constexpr std::chrono::microseconds k_yield_poll{200};
 
 // [P-OMP Wait W0] a wait whose team fits its CPUs spins this long (PAUSEs, re-checking its
 // predicate) before it yields: the imbalance at a barrier of a regular loop is tens of
