@@ -36,6 +36,7 @@ struct spare {
   std::atomic<std::uint32_t> go{0};         // turns handed to it; futex word ([P-OMP Team D1])
   std::atomic<std::uint32_t> parked{0};     // 1 while it may be blocked on go
   member_job* job = nullptr;                // written by the dispatcher before D1
+  const team* last_team = nullptr;          // job's team, compared only (E5): the team may be gone
   thread_state* state_of_thread = nullptr;  // its thread's state, adopted by the next thread on this record
 };
 
@@ -116,7 +117,7 @@ void run_on_spare(member_job* j, spare*& preferred, const team* avoid) noexcept 
     // its record (job, parked) happens before the new turn's
     if (!s->state.compare_exchange_strong(from, k_busy, std::memory_order_acquire))  // [P-OMP Team R1]
       return false;
-    if (avoid == nullptr || s->job == nullptr || s->job->owner != avoid) return true;
+    if (avoid == nullptr || s->last_team != avoid) return true;
     s->state.store(from, std::memory_order_release);  // [P-OMP Team R1] given back: pairs with the next claim
     return false;
   };
@@ -145,6 +146,7 @@ void run_on_spare(member_job* j, spare*& preferred, const team* avoid) noexcept 
   }
   preferred = s;
   s->job = j;
+  s->last_team = j->owner;
   s->go.fetch_add(1, std::memory_order_seq_cst);  // [P-OMP Team D1] release pairs with D2; Dekker with D3
   if (!fresh) {
     if (s->parked.load(std::memory_order_seq_cst) != 0) futex_wake_all(s->go);
