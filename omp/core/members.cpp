@@ -225,9 +225,10 @@ void hand_out_turns(thread_state& ts, team& t, const team* avoid) noexcept;
 }  // namespace
 
 void start_members(thread_state& ts, team& t) noexcept {
-  // [P-OMP Team E4] no member leaves the end barrier early while turns are handed out: a
-  // spare (or worker) that left could be handed a second turn of the region. Relaxed: the
-  // posts below publish it, and E3 kept the previous region's members away
+  // [P-OMP Team E4] no member on a spare thread leaves the end barrier early while turns
+  // are handed out: a spare that left could be handed a second turn of the region (a worker
+  // is posted one turn, by name). Relaxed: the posts below publish it, and E3 kept the
+  // previous region's members away
   t.members_handed.store(false, std::memory_order_relaxed);
   // [P-OMP Team E5] a nested team keeps off the threads of an outer region whose members
   // leave early: they are that region's thread numbers (threadprivate) until it ends
