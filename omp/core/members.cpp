@@ -198,13 +198,15 @@ struct worker_order {
     return me >= 1 ? 1 + (static_cast<unsigned>(me) - 1 + k) % (size - 1) : k;
   }
 };
-}  // namespace
 
+// [P-OMP Team E5] the top-level team above t (t included) if its members may leave the end
+// barrier early, else null.
 const team* outer_team_left_early(const team* t) noexcept {
   for (; t != nullptr && t->level >= 1; t = t->parent)
     if (t->level == 1) return t->members_leave_end ? t : nullptr;
   return nullptr;
 }
+}  // namespace
 
 int reserve_idle_workers(thread_state& ts, unsigned wanted) noexcept {
   forkjoin::pool& p = omp_pool();
@@ -218,22 +220,6 @@ int reserve_idle_workers(thread_state& ts, unsigned wanted) noexcept {
   for (unsigned k = 1; k <= order.count() && ts.reserved.size() < wanted; ++k)
     if (fj::reserve_worker(p, order.target(k))) ts.reserved.push_back(order.target(k));
   return static_cast<int>(ts.reserved.size());
-}
-
-namespace {
-void hand_out_turns(thread_state& ts, team& t, const team* avoid) noexcept;
-}  // namespace
-
-void start_members(thread_state& ts, team& t) noexcept {
-  // [P-OMP Team E4] no member on a spare thread leaves the end barrier early while turns
-  // are handed out: a spare that left could be handed a second turn of the region (a worker
-  // is posted one turn, by name). Relaxed: the posts below publish it, and E3 kept the
-  // previous region's members away
-  t.members_handed.store(false, std::memory_order_relaxed);
-  // [P-OMP Team E5] a nested team keeps off the threads of an outer region whose members
-  // leave early: they are that region's thread numbers (threadprivate) until it ends
-  hand_out_turns(ts, t, t.level > 1 ? outer_team_left_early(t.parent) : nullptr);
-  t.members_handed.store(true, std::memory_order_release);  // [P-OMP Team E4] pairs with end_barrier's acquire
 }
 
 namespace {
@@ -314,5 +300,17 @@ void hand_out_turns(thread_state& ts, team& t, const team* avoid) noexcept {
 }
 
 }  // namespace
+
+void start_members(thread_state& ts, team& t) noexcept {
+  // [P-OMP Team E4] no member on a spare thread leaves the end barrier early while turns
+  // are handed out: a spare that left could be handed a second turn of the region (a worker
+  // is posted one turn, by name). Relaxed: the posts below publish it, and E3 kept the
+  // previous region's members away
+  t.members_handed.store(false, std::memory_order_relaxed);
+  // [P-OMP Team E5] a nested team keeps off the threads of an outer region whose members
+  // leave early: they are that region's thread numbers (threadprivate) until it ends
+  hand_out_turns(ts, t, t.level > 1 ? outer_team_left_early(t.parent) : nullptr);
+  t.members_handed.store(true, std::memory_order_release);  // [P-OMP Team E4] pairs with end_barrier's acquire
+}
 
 }  // namespace forkjoin::omp
