@@ -204,7 +204,11 @@ pool& default_pool();
 /// for pools never destroyed (default_pool()).
 void trace_flush();
 
-/// 0..num_threads()-1 while running in a pool (0 is the external slot), else -1.
+/// The calling thread's index in the pool it runs in, -1 outside every pool. Workers and
+/// the external slot's holder (0) have 0..num_threads()-1. A spare thread, started while a
+/// worker blocks (blocking(), a call into another pool), has num_threads() + k, below
+/// num_threads() + pool_options::max_spare_threads. No two threads running in one pool
+/// hold the same index at once; per_worker<T> gives per-thread state of any index.
 int this_worker_index() noexcept;
 
 namespace detail {
