@@ -287,8 +287,10 @@ int main(void) {
 #pragma omp task shared(in_final, ran)
         {
           if (omp_in_final()) in_final++;
+#pragma omp atomic
           ran++;
         }
+#pragma omp atomic
         ran++;
       }
 #pragma omp task mergeable priority(5) shared(ran)
