@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -268,8 +269,85 @@ class loop_engine {
   T run_chunked() {
     chunk_size_ = static_cast<U>(std::min<std::size_t>(std::max<std::size_t>(sched_.chunk(), 1), n_));
     if constexpr (!std::is_same_v<T, no_result>) partials_.resize(chunk_count());
-    participants(0, std::min<std::size_t>(team_, chunk_count()));
+    const std::size_t t = std::min<std::size_t>(team_, chunk_count());
+    if (sched_.type() == schedule::kind::dynamic && t > 1 && chunk_count() <= k_max_ranged_chunks) return run_ranged(t);
+    participants(0, t);
     return fold_partials();
+  }
+  // [P-LOOP Steal] dynamic: participant p starts with chunks [p*C/t, (p+1)*C/t) in its own
+  // range word and takes them first to last (S1); a participant whose range is empty
+  // takes the upper half of the fullest other range (S2) and makes it its own (S3).
+  // Model: models/range.pml.
+  T run_ranged(std::size_t t) {
+    chunk_range inline_ranges[k_inline_ranges];
+    std::unique_ptr<chunk_range[]> heap_ranges;
+    ranges_ = inline_ranges;
+    if (t > k_inline_ranges) {
+      heap_ranges = std::make_unique<chunk_range[]>(t);
+      ranges_ = heap_ranges.get();
+    }
+    range_count_ = t;
+    const std::uint64_t chunks = chunk_count();
+    for (std::size_t p = 0; p < t; ++p)  // relaxed: the join that starts the participants publishes them
+      ranges_[p].word.store(pack_range(chunks * p / t, chunks * (p + 1) / t), std::memory_order_relaxed);
+    participants(0, t);
+    ranges_ = nullptr;
+    return fold_partials();
+  }
+  static constexpr std::uint64_t pack_range(std::uint64_t lo, std::uint64_t hi) noexcept { return lo << 32 | hi; }
+  // Takes the chunks of this participant's range, then of the ranges it steals, until every
+  // range is empty (or a chunk threw). Each chunk index leaves a range through exactly one
+  // read-modify-write of its word, S1 or S2; the ranges share no data, so all are relaxed.
+  void take_ranged(std::size_t me) {
+    std::atomic<std::uint64_t>& own = ranges_[me].word;
+    std::uint64_t k = 0;
+    for (;;) {
+      for (;;) {
+        if (stop_.load(std::memory_order_relaxed)) return;
+        // [P-LOOP Steal S1] lo + 1: the owner's take never fails; an empty range's lo passes
+        // its hi once, and S3 replaces the word before the next take
+        const std::uint64_t v = own.fetch_add(std::uint64_t{1} << 32, std::memory_order_relaxed);
+        k = v >> 32;
+        if (k >= (v & k_range_low)) break;
+        run_chunk_index(k);
+      }
+      if (!steal_range(me, k)) return;
+      run_chunk_index(k);
+    }
+  }
+  void run_chunk_index(std::uint64_t k) {
+    const U lo = static_cast<U>(k * chunk_size_);
+    run_one(lo, n_ - lo <= chunk_size_ ? n_ : static_cast<U>(lo + chunk_size_), static_cast<std::size_t>(k));
+  }
+  // Moves half of the fullest other range here and sets `first` to its first chunk, this
+  // participant's to run; false when every other range looked empty (whatever a thief
+  // still moves is its own to run).
+  bool steal_range(std::size_t me, std::uint64_t& first) {
+    for (;;) {
+      std::size_t victim = me;
+      std::uint64_t seen = 0, most = 0;
+      for (std::size_t q = 0; q < range_count_; ++q) {
+        if (q == me) continue;
+        const std::uint64_t v = ranges_[q].word.load(std::memory_order_relaxed);
+        const std::uint64_t lo = v >> 32, hi = v & k_range_low;
+        if (lo < hi && hi - lo > most) {
+          victim = q;
+          seen = v;
+          most = hi - lo;
+        }
+      }
+      if (victim == me) return false;
+      const std::uint64_t lo = seen >> 32, hi = seen & k_range_low, mid = hi - (hi - lo + 1) / 2;
+      // [P-LOOP Steal S2] the upper half, rounded up (the last chunk too): fails if the
+      // owner took a chunk or another thief stole meanwhile, and then looks again
+      if (!ranges_[victim].word.compare_exchange_strong(seen, pack_range(lo, mid), std::memory_order_relaxed)) continue;
+      // [P-LOOP Steal S3] this participant's range is empty (lo past hi): no thief's S2
+      // matches it, so a store installs the half but its first chunk, which the thief runs
+      // now (every steal runs a chunk: chunks cannot move from thief to thief for ever)
+      ranges_[me].word.store(pack_range(mid + 1, hi), std::memory_order_relaxed);
+      first = mid;
+      return true;
+    }
   }
   // num_tasks(k): min(k, n) tasks, task j being OpenMP's static block j of that many
   // (taskloop's split); `team` participants take task indices from the shared cursor.
@@ -341,10 +419,14 @@ class loop_engine {
       }
       return;
     }
+    if (ranges_ != nullptr) {
+      take_ranged(me);
+      return;
+    }
     const bool guided = sched_.type() == schedule::kind::guided;
-    // dynamic: one fetch_add per chunk (a CAS loop retries under contention, and two
-    // threads taking short chunks contend on every one), when the cursor cannot wrap: each
-    // participant overshoots n by at most one chunk.
+    // dynamic beyond k_max_ranged_chunks chunks: one fetch_add per chunk (a CAS loop
+    // retries under contention, and two threads taking short chunks contend on every one),
+    // when the cursor cannot wrap: each participant overshoots n by at most one chunk.
     if (!guided && (std::numeric_limits<U>::max() - n_) / team_ >= c) {
       while (!stop_.load(std::memory_order_relaxed)) {
         const U lo = cursor_.fetch_add(c, std::memory_order_relaxed);  // relaxed: chunks share no data through it
@@ -387,6 +469,16 @@ class loop_engine {
   U chunk_size_ = 1;
   U tasks_ = 1;
   alignas(k_cache_line) std::atomic<U> cursor_{0};
+  // [P-LOOP Steal] one word per participant: its next chunk index << 32 | its end.
+  struct alignas(k_cache_line) chunk_range {
+    std::atomic<std::uint64_t> word{0};
+  };
+  static constexpr std::size_t k_inline_ranges = 8;  // on the caller's stack up to this team
+  // S1 may carry lo one past hi: chunk indices stay below 2^31 so that it never reaches bit 64
+  static constexpr std::uint64_t k_max_ranged_chunks = std::uint64_t{1} << 31;
+  static constexpr std::uint64_t k_range_low = 0xffffffffu;
+  chunk_range* ranges_ = nullptr;
+  std::size_t range_count_ = 0;
   std::vector<std::optional<T>> partials_;
   std::size_t static_blocks_ = 0;
   // [P-FAIR Budget] iterations per slice at this call site (one per instantiation, so per
