@@ -19,7 +19,14 @@
  * Memory model: sequential consistency. In the code every access to a word is a relaxed
  * atomic on that one word: exactly-once rests on each word's modification order (an RMW
  * reads the latest value), which sequential consistency keeps; the words share no data.
+ * LAST_HELD, the OpenMP layer's form ([P-OMP WS] LP1, LP2): the ranges hold every chunk
+ * but the last; the first participant whose steal finds every range empty takes the last
+ * chunk by a flag and then takes nothing more; checked besides: no participant runs a chunk
+ * after the last one (gcc and clang copy lastprivate variables out of the thread whose final
+ * chunk was the last).
  * Switches (-D), each must give a counterexample:
+ *   LAST_IN_RANGE     the last chunk in a range, its taker going on: it may steal an earlier
+ *                     chunk after it (the bug the clang build of kmpc_constructs caught).
  *   OWNER_LOAD_STORE  S1 reads the word, then stores (lo + 1, hi) back: a steal between the
  *                     two is undone, and its chunks run twice.
  *   STEAL_BY_STORE    S2 stores (lo, mid) instead of comparing: chunks the owner took after
@@ -36,9 +43,16 @@
 #ifndef C
 #define C 9
 #endif
+#ifdef LAST_HELD
+#define RANGED (C - 1) /* [P-OMP WS LP2] the last chunk is in no range */
+#else
+#define RANGED C
+#endif
 
 byte lo[P];
 byte hi[P];
+bool took_last[P]; /* ghost: the participant has run chunk C - 1 */
+bool last_taken;   /* LAST_HELD: the flag that hands out chunk C - 1 (w.next) */
 byte ran[C];     /* ghost: times each chunk ran */
 byte finished = 0;
 byte others = 0; /* ghost: chunks other than 0 that have run */
@@ -46,6 +60,10 @@ byte others = 0; /* ghost: chunks other than 0 that have run */
 inline run_chunk(k) {
   atomic {
     assert(ran[k] == 0);
+#if defined(LAST_HELD) || defined(LAST_IN_RANGE)
+    assert(!took_last[me]);  /* lastprivate: nothing after the last chunk */
+    took_last[me] = (k == C - 1);
+#endif
     ran[k]++;
     if
     :: k != 0 -> others++
@@ -97,7 +115,21 @@ steal:  found = false;
            fi
         od;
         if
-        :: !found -> break
+        :: !found ->
+#ifdef LAST_HELD
+           /* LP2: the first participant to find every range empty takes chunk C - 1 */
+           atomic {
+             if
+             :: !last_taken -> last_taken = true; k = C - 1
+             :: else -> k = 0
+             fi
+           };
+           if
+           :: k == C - 1 -> run_chunk(k)  /* LP1: and takes nothing after it */
+           :: else -> skip
+           fi;
+#endif
+           break
         :: else -> skip
         fi;
         slo = vlo;  /* the word as the scan read it: what S2 expects */
@@ -137,8 +169,8 @@ init {
   atomic {
     do
     :: p < P ->
-       lo[p] = C * p / P;
-       hi[p] = C * (p + 1) / P;
+       lo[p] = RANGED * p / P;
+       hi[p] = RANGED * (p + 1) / P;
        p++
     :: else -> break
     od;

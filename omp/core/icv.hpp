@@ -14,6 +14,9 @@ namespace forkjoin::omp {
 
 enum sched_kind : int { k_sched_static = 1, k_sched_dynamic = 2, k_sched_guided = 3, k_sched_auto = 4 };
 inline constexpr unsigned k_sched_monotonic = 0x80000000u;
+// A front-end's flag on a loop start's kind: the loop's chunks may run in any order (a
+// nonmonotonic dynamic loop): the core then takes them from per-thread ranges ([P-LOOP Steal]).
+inline constexpr int k_sched_any_order = 0x100;
 inline constexpr int k_sched_trapezoidal = 101;  // libomp's kmp_sched_trapezoidal
 inline constexpr unsigned k_max_levels = 255;    // omp_get_supported_active_levels, as libgomp
 

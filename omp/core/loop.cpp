@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <vector>
 
 #include "internal.hpp"
@@ -101,8 +102,23 @@ void init_loop_space(work_share& w, unsigned nthreads, std::uint64_t count, std:
   w.chunk = chunk;
   w.multiple = 1;
   w.fetch_add_ok = chunk <= (std::numeric_limits<std::uint64_t>::max() - count) / (std::uint64_t{nthreads} + 1);
+  w.ranged = false;
   w.next.store(0, std::memory_order_relaxed);
   w.ordered_next.store(0, std::memory_order_relaxed);
+}
+
+void allow_any_order(work_share& w, unsigned nthreads) {
+  if (w.kind != k_sched_dynamic || w.ordered || nthreads < 2 || w.count == 0) return;
+  const std::uint64_t chunks = w.count / w.chunk + (w.count % w.chunk != 0 ? 1 : 0);
+  if (chunks < 2 || chunks > forkjoin::detail::k_max_ranged_chunks) return;  // the shared cursor
+  if (w.range_capacity < nthreads) {
+    w.ranges.reset(new (std::nothrow) forkjoin::detail::chunk_range[nthreads]);
+    if (w.ranges == nullptr) fatal("out of memory allocating a loop's chunk ranges");
+    w.range_capacity = nthreads;
+  }
+  // [P-OMP WS LP2] every chunk but the last, which w.next (0: not taken) hands out
+  forkjoin::detail::init_chunk_ranges(w.ranges.get(), nthreads, chunks - 1);  // published by W2
+  w.ranged = true;
 }
 
 namespace {
@@ -155,6 +171,25 @@ bool next_chunk(thread_state& ts, work_share& w, std::uint64_t& lo, std::uint64_
       return true;
     }
     case k_sched_dynamic: {
+      if (w.ranged) {  // [P-LOOP Steal] this thread's range first, then half of the fullest
+        // [P-OMP WS LP1] gcc and clang copy lastprivate variables out of the thread whose
+        // final chunk was the loop's last: the thread that takes the last chunk takes
+        // nothing after it
+        if (ts.static_trip != 0) return false;
+        std::uint64_t k = 0;
+        if (!forkjoin::detail::take_own_chunk(w.ranges[ts.id], k) &&
+            !forkjoin::detail::steal_chunks(w.ranges.get(), n, ts.id, k)) {
+          // [P-OMP WS LP2] no range holds the last chunk: the first thread to find every range
+          // empty takes it (every chunk left is then a thief's between S2 and S3, which that
+          // thief runs, so stopping here strands nothing)
+          if (w.next.exchange(1, std::memory_order_relaxed) != 0) return false;  // a flag: no data
+          k = (count - 1) / w.chunk;
+          ts.static_trip = 1;
+        }
+        lo = k * w.chunk;
+        hi = count - lo < w.chunk ? count : lo + w.chunk;
+        return true;
+      }
       if (w.fetch_add_ok) {
         lo = w.next.fetch_add(w.chunk, std::memory_order_relaxed);  // iterations are independent: no ordering
         if (lo >= count) return false;
@@ -238,12 +273,15 @@ void ordered_start(thread_state& ts) noexcept {
 namespace {
 
 // The first thread to reach the loop sets its work share up; the others find it set.
+// kind may carry k_sched_any_order (a nonmonotonic dynamic loop, not a doacross one).
 template <class T>
 thread_state& enter_loop(bool up, T start, T end, T incr, T chunk, int kind, bool ordered, bool runtime,
                          const loop_extras<T>* x = nullptr) {
   thread_state& ts = self();
   const bool creator = ws_enter(ts);
   if (creator) {
+    const bool any_order = (kind & k_sched_any_order) != 0;
+    kind &= ~k_sched_any_order;
     std::uint64_t ch = static_cast<std::uint64_t>(chunk);
     if (runtime) runtime_schedule(ts, kind, ch);
     work_share& w = *ts.cur_ws;
@@ -252,6 +290,8 @@ thread_state& enter_loop(bool up, T start, T end, T incr, T chunk, int kind, boo
     if (x != nullptr && x->ncounts != 0 && ts.cur_team->nthreads > 1) {  // a team of one needs no table
       std::vector<std::uint64_t> counts(x->counts, x->counts + x->ncounts);
       w.dx = doacross_create(w.kind, w.chunk, w.count, ts.cur_team->nthreads, x->ncounts, counts.data());
+    } else if (any_order) {
+      allow_any_order(w, ts.cur_team->nthreads);
     }
   }
   if (x != nullptr)
@@ -283,8 +323,11 @@ bool loop_start(bool up, T start, T end, T incr, T chunk, int kind, bool ordered
 template <class T>
 bool loop_start_sched(bool up, T start, T end, T incr, long sched, T chunk, T* istart, T* iend, bool ordered,
                       const loop_extras<T>& x) {
+  const bool monotonic = (static_cast<unsigned long>(sched) & k_sched_monotonic) != 0;
   int kind = static_cast<int>(static_cast<unsigned long>(sched) & ~static_cast<unsigned long>(k_sched_monotonic));
   bool runtime = kind == 0 || kind == 4;
+  // gcc marks schedule(monotonic: dynamic) with the bit; dynamic without it is nonmonotonic
+  if (kind == k_sched_dynamic && !monotonic && !ordered && x.ncounts == 0) kind |= k_sched_any_order;
   const loop_extras<T>* px = x.reductions != nullptr || x.mem != nullptr || x.ncounts != 0 ? &x : nullptr;
   thread_state& ts = enter_loop<T>(up, start, end, incr, chunk, kind, ordered, runtime, px);
   if (istart == nullptr) return true;  // set up only: a statically scheduled loop that needs the work share

@@ -140,6 +140,8 @@ struct thread_state {
   // work-share cursor and the private part of the current loop ([P-OMP WS])
   long ws_index = 0;
   work_share* cur_ws = nullptr;
+  // static: the chunks this thread took; ranged dynamic ([P-LOOP Steal]): 1 once it took
+  // the loop's last chunk
   std::uint64_t static_trip = 0;
   std::uint64_t chunk_lo = 0, chunk_hi = 0;
   bool have_chunk = false;

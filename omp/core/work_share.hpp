@@ -6,7 +6,10 @@
 #include <atomic>
 #include <cstdint>
 
+#include <memory>
+
 #include "forkjoin/detail/atomic.hpp"
+#include "forkjoin/detail/chunk_ranges.hpp"
 #include "icv.hpp"
 
 namespace forkjoin::omp {
@@ -28,6 +31,7 @@ struct alignas(forkjoin::detail::k_cache_line) work_share {
   bool is_ull = false;
   bool ordered = false;
   bool fetch_add_ok = false;  // next + nthreads * chunk cannot overflow
+  bool ranged = false;        // [P-LOOP Steal] dynamic chunks from ranges, one per team thread, not from next
   std::uint64_t count = 0;
   std::uint64_t chunk = 0;
   std::uint64_t multiple = 1;  // guided chunks but the last are multiples of it (KMPC's simd schedules)
@@ -44,6 +48,10 @@ struct alignas(forkjoin::detail::k_cache_line) work_share {
   doacross* dx = nullptr;            // a doacross loop's posted iterations ([P-OMP Doacross])
   ws_reduction* task_red = nullptr;  // reduction(task, ...): the copies ([P-OMP Reduce R5])
   std::atomic<std::uint32_t> extra_users{0};
+  // [P-LOOP Steal] the ranges of a ranged loop, set by the creator before W2; kept for the
+  // slot's later loops (W1 orders the next creator's writes after every user's last access)
+  std::unique_ptr<forkjoin::detail::chunk_range[]> ranges;
+  unsigned range_capacity = 0;
 };
 
 // ---- work shares (loop.cpp) --------------------------------------------------------------
@@ -64,6 +72,10 @@ void ws_publish_extras(thread_state& ts, bool creator, std::uintptr_t* reduction
 // chunk as GOMP_loop_*_start take them; the caller maps iteration numbers to its own values.
 void init_loop_space(work_share& w, unsigned nthreads, std::uint64_t count, std::uint64_t chunk, int kind,
                      bool ordered) noexcept;
+// The creator of a dynamic loop whose chunks may run in any order (nonmonotonic, not
+// ordered), after init_loop_space and before ws_publish: its team threads take the chunks
+// from per-thread ranges ([P-LOOP Steal]) instead of the shared cursor.
+void allow_any_order(work_share& w, unsigned nthreads);
 void runtime_schedule(thread_state& ts, int& kind, std::uint64_t& chunk) noexcept;  // run-sched-var
 // The calling thread's next chunk [lo, hi) of iteration numbers of its current loop (handing
 // on the ordered turn, [P-OMP Ordered]), or false.

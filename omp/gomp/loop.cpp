@@ -64,7 +64,7 @@ FORKJOIN_OMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end
 FJ_BOTH_START(static, k_sched_static, false)
 FJ_BOTH_START(dynamic, k_sched_dynamic, false)
 FJ_BOTH_START(guided, k_sched_guided, false)
-FJ_BOTH_START(nonmonotonic_dynamic, k_sched_dynamic, false)
+FJ_BOTH_START(nonmonotonic_dynamic, k_sched_dynamic | k_sched_any_order, false)
 FJ_BOTH_START(nonmonotonic_guided, k_sched_guided, false)
 FJ_BOTH_START(ordered_static, k_sched_static, true)
 FJ_BOTH_START(ordered_dynamic, k_sched_dynamic, true)

@@ -83,7 +83,8 @@ enum : kmp_int32 {
   k_distribute_static = 92,
   k_nm_lower = 160,  // "nomerge" forms: the same schedules 128 higher
   k_nm_upper = 200,
-  k_sch_modifiers = (1 << 29) | (1 << 30),  // monotonic, nonmonotonic
+  k_sch_nonmonotonic = 1 << 30,
+  k_sch_modifiers = (1 << 29) | k_sch_nonmonotonic,  // monotonic, nonmonotonic
 };
 
 // libomp's cancellation kinds.

@@ -208,6 +208,10 @@ void dispatch_init(kmp_int32 sched, T lb, T ub, std::make_signed_t<T> st, std::m
     core_schedule(ts, sched, tc, c, kind, ordered, multiple);
     work_share& w = *ts.cur_ws;
     init_loop_space(w, ts.cur_team->nthreads, tc, c, kind, ordered);
+    // clang marks schedule(dynamic) nonmonotonic (OpenMP 5's default); static_steal and the
+    // runtime schedule's dynamic keep the cursor
+    if ((sched & k_sch_nonmonotonic) != 0 && strip_modifiers(sched) == k_sch_dynamic_chunked)
+      allow_any_order(w, ts.cur_team->nthreads);
     w.multiple = multiple;
     w.start = static_cast<std::uint64_t>(lb);
     w.incr = static_cast<std::uint64_t>(st);

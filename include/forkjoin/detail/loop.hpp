@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "forkjoin/detail/budget.hpp"
+#include "forkjoin/detail/chunk_ranges.hpp"
 #include "forkjoin/detail/trace_hooks.hpp"
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/join.hpp"
@@ -275,9 +276,8 @@ class loop_engine {
     return fold_partials();
   }
   // [P-LOOP Steal] dynamic: participant p starts with chunks [p*C/t, (p+1)*C/t) in its own
-  // range word and takes them first to last (S1); a participant whose range is empty
-  // takes the upper half of the fullest other range (S2) and makes it its own (S3).
-  // Model: models/range.pml.
+  // range (chunk_ranges.hpp), takes them first to last, then steals half of the fullest
+  // other range, until every range is empty (or a chunk threw).
   T run_ranged(std::size_t t) {
     chunk_range inline_ranges[k_inline_ranges];
     std::unique_ptr<chunk_range[]> heap_ranges;
@@ -287,66 +287,17 @@ class loop_engine {
       ranges_ = heap_ranges.get();
     }
     range_count_ = t;
-    const std::uint64_t chunks = chunk_count();
-    for (std::size_t p = 0; p < t; ++p)  // relaxed: the join that starts the participants publishes them
-      ranges_[p].word.store(pack_range(chunks * p / t, chunks * (p + 1) / t), std::memory_order_relaxed);
+    init_chunk_ranges(ranges_, t, chunk_count());
     participants(0, t);
     ranges_ = nullptr;
     return fold_partials();
   }
-  static constexpr std::uint64_t pack_range(std::uint64_t lo, std::uint64_t hi) noexcept { return lo << 32 | hi; }
-  // Takes the chunks of this participant's range, then of the ranges it steals, until every
-  // range is empty (or a chunk threw). Each chunk index leaves a range through exactly one
-  // read-modify-write of its word, S1 or S2; the ranges share no data, so all are relaxed.
   void take_ranged(std::size_t me) {
-    std::atomic<std::uint64_t>& own = ranges_[me].word;
     std::uint64_t k = 0;
-    for (;;) {
-      for (;;) {
-        if (stop_.load(std::memory_order_relaxed)) return;
-        // [P-LOOP Steal S1] lo + 1: the owner's take never fails; an empty range's lo passes
-        // its hi once, and S3 replaces the word before the next take
-        const std::uint64_t v = own.fetch_add(std::uint64_t{1} << 32, std::memory_order_relaxed);
-        k = v >> 32;
-        if (k >= (v & k_range_low)) break;
-        run_chunk_index(k);
-      }
-      if (!steal_range(me, k)) return;
-      run_chunk_index(k);
-    }
-  }
-  void run_chunk_index(std::uint64_t k) {
-    const U lo = static_cast<U>(k * chunk_size_);
-    run_one(lo, n_ - lo <= chunk_size_ ? n_ : static_cast<U>(lo + chunk_size_), static_cast<std::size_t>(k));
-  }
-  // Moves half of the fullest other range here and sets `first` to its first chunk, this
-  // participant's to run; false when every other range looked empty (whatever a thief
-  // still moves is its own to run).
-  bool steal_range(std::size_t me, std::uint64_t& first) {
-    for (;;) {
-      std::size_t victim = me;
-      std::uint64_t seen = 0, most = 0;
-      for (std::size_t q = 0; q < range_count_; ++q) {
-        if (q == me) continue;
-        const std::uint64_t v = ranges_[q].word.load(std::memory_order_relaxed);
-        const std::uint64_t lo = v >> 32, hi = v & k_range_low;
-        if (lo < hi && hi - lo > most) {
-          victim = q;
-          seen = v;
-          most = hi - lo;
-        }
-      }
-      if (victim == me) return false;
-      const std::uint64_t lo = seen >> 32, hi = seen & k_range_low, mid = hi - (hi - lo + 1) / 2;
-      // [P-LOOP Steal S2] the upper half, rounded up (the last chunk too): fails if the
-      // owner took a chunk or another thief stole meanwhile, and then looks again
-      if (!ranges_[victim].word.compare_exchange_strong(seen, pack_range(lo, mid), std::memory_order_relaxed)) continue;
-      // [P-LOOP Steal S3] this participant's range is empty (lo past hi): no thief's S2
-      // matches it, so a store installs the half but its first chunk, which the thief runs
-      // now (every steal runs a chunk: chunks cannot move from thief to thief for ever)
-      ranges_[me].word.store(pack_range(mid + 1, hi), std::memory_order_relaxed);
-      first = mid;
-      return true;
+    while (!stop_.load(std::memory_order_relaxed)) {
+      if (!take_own_chunk(ranges_[me], k) && !steal_chunks(ranges_, range_count_, me, k)) return;
+      const U lo = static_cast<U>(k * chunk_size_);
+      run_one(lo, n_ - lo <= chunk_size_ ? n_ : static_cast<U>(lo + chunk_size_), static_cast<std::size_t>(k));
     }
   }
   // num_tasks(k): min(k, n) tasks, task j being OpenMP's static block j of that many
@@ -469,14 +420,7 @@ class loop_engine {
   U chunk_size_ = 1;
   U tasks_ = 1;
   alignas(k_cache_line) std::atomic<U> cursor_{0};
-  // [P-LOOP Steal] one word per participant: its next chunk index << 32 | its end.
-  struct alignas(k_cache_line) chunk_range {
-    std::atomic<std::uint64_t> word{0};
-  };
-  static constexpr std::size_t k_inline_ranges = 8;  // on the caller's stack up to this team
-  // S1 may carry lo one past hi: chunk indices stay below 2^31 so that it never reaches bit 64
-  static constexpr std::uint64_t k_max_ranged_chunks = std::uint64_t{1} << 31;
-  static constexpr std::uint64_t k_range_low = 0xffffffffu;
+  static constexpr std::size_t k_inline_ranges = 8;  // [P-LOOP Steal] on the caller's stack up to this team
   chunk_range* ranges_ = nullptr;
   std::size_t range_count_ = 0;
   std::vector<std::optional<T>> partials_;

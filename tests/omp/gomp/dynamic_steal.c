@@ -1,0 +1,116 @@
+/* dynamic_steal: schedule(dynamic) takes its chunks from one range per team thread
+   (forkjoin/DESIGN.md [P-LOOP Steal]); schedule(monotonic: dynamic) keeps the shared cursor.
+   Checked, on any team size:
+   - chunks are OpenMP's: iterations [k*c, (k+1)*c) run on one thread, each once;
+   - the chunks behind one that waits for all the others are taken by the other threads (the
+     waiting chunk gives up after 30 s and the check fails: without stealing they would be
+     stuck behind it in its thread's range);
+   - a monotonic loop hands each thread its chunks in increasing order;
+   - a loop that the ring of work shares reuses (nowait chains) and a team that grows
+     between two loops (a slot's ranges re-sized) still run each iteration once. */
+#include <omp.h>
+#include <string.h>
+
+#include "check.h"
+
+#define N 4000
+static int hits[N];
+static int owner[N];
+
+static void reset(void) {
+  memset(hits, 0, sizeof hits);
+  memset(owner, -1, sizeof owner);
+}
+
+static void chunks_are_openmps(int c) {
+  reset();
+#pragma omp parallel
+  {
+#pragma omp for schedule(dynamic, c)
+    for (int i = 0; i < N; ++i) {
+#pragma omp atomic
+      hits[i]++;
+      owner[i] = omp_get_thread_num();
+    }
+  }
+  for (int i = 0; i < N; ++i) {
+    CHECK(hits[i] == 1);
+    if (i % c != 0) CHECK(owner[i] == owner[i - 1]); /* inside one chunk: one thread */
+  }
+}
+
+static void blocked_chunk_is_passed(void) {
+  const int n = 64;
+  int done = 0, done_when_first_ended = -1;
+  reset();
+#pragma omp parallel
+  {
+#pragma omp for schedule(dynamic)
+    for (int i = 0; i < n; ++i) {
+#pragma omp atomic
+      hits[i]++;
+      if (i == 0) {
+        if (omp_get_num_threads() > 1) {
+          const double give_up = omp_get_wtime() + 30;
+          int seen;
+          do {
+#pragma omp atomic read
+            seen = done;
+          } while (seen < n - 1 && omp_get_wtime() < give_up);
+        }
+#pragma omp atomic read
+        done_when_first_ended = done;
+      } else {
+#pragma omp atomic
+        done++;
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) CHECK(hits[i] == 1);
+  if (omp_get_max_threads() > 1) CHECK(done_when_first_ended == n - 1);
+}
+
+static void monotonic_is_increasing(void) {
+  int bad = 0;
+  reset();
+#pragma omp parallel reduction(+ : bad)
+  {
+    long last = -1;
+#pragma omp for schedule(monotonic : dynamic, 3)
+    for (int i = 0; i < N; ++i) {
+#pragma omp atomic
+      hits[i]++;
+      if (i <= last) bad++;
+      last = i;
+    }
+  }
+  CHECK(bad == 0);
+  for (int i = 0; i < N; ++i) CHECK(hits[i] == 1);
+}
+
+static void ring_and_growing_teams(void) {
+  for (int team = 1; team <= 6; ++team) {
+    reset();
+#pragma omp parallel num_threads(team)
+    {
+      for (int round = 0; round < 20; ++round) { /* more loops than the ring's 8 slots */
+#pragma omp for schedule(dynamic, 5) nowait
+        for (int i = round * (N / 20); i < (round + 1) * (N / 20); ++i) {
+#pragma omp atomic
+          hits[i]++;
+        }
+      }
+    }
+    for (int i = 0; i < N; ++i) CHECK(hits[i] == 1);
+  }
+}
+
+int main(void) {
+  chunks_are_openmps(1);
+  chunks_are_openmps(7);
+  chunks_are_openmps(1000);
+  for (int k = 0; k < 10; ++k) blocked_chunk_is_passed();
+  monotonic_is_increasing();
+  ring_and_growing_teams();
+  return 0;
+}
