@@ -5,6 +5,8 @@ the data files bench/data/NAME.json (the figures, with the runs they came from).
 The template is Markdown with directives, each alone on its line:
 
   {{table NAME [NAME...]}}   the table of bench/data/NAME.json (several: one table, rows in order)
+  {{dynamic NAME}}           a loop sweep's dynamic(256) rows: forkjoin against oneTBB's
+                             simple_partitioner, libforkjoin-omp against libgomp and libomp
   {{summary NAME}}           a busy-neighbours matrix as ranges over the neighbour counts
   {{commands NAME [NAME...]}}  the runs behind those files: commit, date, load, repetitions, command
   {{loses}}                  every ratio above 1.0 on the page, section by section
@@ -46,7 +48,7 @@ from results_data import (  # noqa: E402
 BENCH = os.path.dirname(os.path.abspath(__file__))
 TEMPLATE = os.path.join(BENCH, "results_template.md")
 PAGE = os.path.join(BENCH, "RESULTS.md")
-DIRECTIVE = re.compile(r"^\{\{(table|summary|commands|loses)((?:\s+[\w-]+)*)\s*\}\}$")
+DIRECTIVE = re.compile(r"^\{\{(table|dynamic|summary|commands|loses)((?:\s+[\w-]+)*)\s*\}\}$")
 NUMBER = re.compile(r"^\s*\+?([0-9][0-9,]*(?:\.([0-9]+))?)\s*(ns|µs|us|ms|s)?\s*(?:\([^)]*\))?\s*x?\s*$")
 UNIT = {None: 1.0, "ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 MISSING = "–"
@@ -211,6 +213,41 @@ def sweep_table(datas, names):
                 rows.append([label, fmt_us(fj), "%s %s" % (peer, fmt_us(v)), r.text, commit])
                 losses.append((fj / v, "%s %s" % (label[4:], r.plain)))
     return table(["loop", "forkjoin `auto_`", "best peer", "ratio", "commit"], ["l", "r", "l", "r", "l"], rows), losses
+
+
+def dynamic_table(datas, names):
+    """The dynamic schedule at grain 256, per size: forkjoin against oneTBB's
+    simple_partitioner and libforkjoin-omp against the faster OpenMP runtime, each cell
+    "from outside / inside"."""
+    data = datas[0]
+    med = sweep_rows(data)
+    commit = only_run(data).get("commit", MISSING)
+    rows, losses = [], []
+    modes = ("outside", "inside")
+
+    def pair(values):
+        return " / ".join(fmt_us(v).split()[0] for v in values) + " " + fmt_us(values[-1]).split()[1]
+
+    for n in data["sizes"]:
+        fj = [med.get(("forkjoin", "dynamic", m, n)) for m in modes]
+        tbb = [med.get(("tbb", "dynamic", m, n)) for m in modes]
+        om = [med.get(("omp:forkjoin-omp", "dynamic", m, n)) for m in modes]
+        peer = [min(v for v in (med.get(("omp:libgomp", "dynamic", m, n)), med.get(("omp:libomp", "dynamic", m, n)))
+                    if v is not None) for m in modes]
+        if None in fj + tbb + om:
+            continue
+        r1 = [a / b for a, b in zip(fj, tbb)]
+        r2 = [a / b for a, b in zip(om, peer)]
+        c1 = Ratio(" / ".join("%.2f" % r for r in r1), r1)
+        c2 = Ratio(" / ".join("%.2f" % r for r in r2), r2)
+        rows.append([size_label(n), pair(fj), pair(tbb), c1.text, pair(om), pair(peer), c2.text, commit])
+        for m, r in zip(modes, r1):
+            losses.append((r, "dynamic n = %s %s, against oneTBB %.2f" % (size_label(n), m, r)))
+        for m, r in zip(modes, r2):
+            losses.append((r, "OpenMP dynamic n = %s %s %.2f" % (size_label(n), m, r)))
+    head = ["n", "forkjoin `dynamic(256)`", "oneTBB `simple_partitioner`", "ratio", "libforkjoin-omp",
+            "best of libgomp, libomp", "ratio", "commit"]
+    return table(head, ["l", "r", "r", "r", "r", "r", "r", "l"], rows), losses
 
 
 def parse_bound(text):
@@ -409,9 +446,14 @@ def render(overrides):
             if what == "loses":
                 out.append("\0LOSES")
             elif what == "commands":
-                if out and out[-1].startswith("|"):
+                cmds = render_commands(names, overrides)
+                if out and out[-1].startswith("|") and cmds[0] != "":
                     out.append("")  # a table ends at a blank line
-                out += render_commands(names, overrides)
+                out += cmds
+            elif what == "dynamic":
+                body, lost = dynamic_table([load_table(n, overrides) for n in names], names)
+                out += body
+                losses.append((heading, lost))
             elif what == "summary":
                 body, lost = matrix_summary(load(names[0], overrides), names[0])
                 out += body
