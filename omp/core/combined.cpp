@@ -14,7 +14,7 @@ struct loop_args {
 
 void init_loop_arg(team& t, work_share& w, const void* arg) {
   const auto& a = *static_cast<const loop_args*>(arg);
-  int kind = a.kind;
+  int kind = a.kind & ~k_sched_any_order;
   long chunk = a.chunk;
   if (a.runtime) {  // run-sched-var of the implicit tasks, inherited from the encountering task
     kind = t.icvs.run_sched;
@@ -22,6 +22,7 @@ void init_loop_arg(team& t, work_share& w, const void* arg) {
   }
   init_loop_ws(t, w, false, true, static_cast<std::uint64_t>(a.start), static_cast<std::uint64_t>(a.end),
                static_cast<std::uint64_t>(a.incr), static_cast<std::uint64_t>(chunk), kind);
+  if ((a.kind & k_sched_any_order) != 0 && !a.runtime) allow_any_order(w, t.nthreads);  // [P-LOOP Steal]
 }
 
 void init_sections_arg(team& t, work_share& w, const void* arg) {

@@ -49,7 +49,7 @@ FORKJOIN_OMP_EXPORT void GOMP_parallel_end() { end_region(self()); }
 FJ_PARALLEL_LOOP(GOMP_parallel_loop_static, k_sched_static)
 FJ_PARALLEL_LOOP(GOMP_parallel_loop_dynamic, k_sched_dynamic)
 FJ_PARALLEL_LOOP(GOMP_parallel_loop_guided, k_sched_guided)
-FJ_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, k_sched_dynamic)
+FJ_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, k_sched_dynamic | k_sched_any_order)
 FJ_PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, k_sched_guided)
 FJ_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
 FJ_PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)

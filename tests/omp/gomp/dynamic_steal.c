@@ -5,6 +5,7 @@
    - the chunks behind one that waits for all the others are taken by the other threads (the
      waiting chunk gives up after 30 s and the check fails: without stealing they would be
      stuck behind it in its thread's range);
+   - the same in the combined `parallel for`, and lastprivate from the last iteration;
    - a monotonic loop hands each thread its chunks in increasing order;
    - a loop that the ring of work shares reuses (nowait chains) and a team that grows
      between two loops (a slot's ranges re-sized) still run each iteration once. */
@@ -70,6 +71,44 @@ static void blocked_chunk_is_passed(void) {
   if (omp_get_max_threads() > 1) CHECK(done_when_first_ended == n - 1);
 }
 
+/* The combined form (GOMP_parallel_loop_nonmonotonic_dynamic, or clang's dispatch in the
+   outlined region): stealing behind a blocked chunk, and lastprivate from the last
+   iteration, which the thread that ran the last chunk holds (it takes nothing after it). */
+static void combined_form(void) {
+  enum { n = 64 }; /* constant bounds: gcc calls GOMP_parallel_loop_nonmonotonic_dynamic */
+  int done = 0, done_when_first_ended = -1;
+  reset();
+#pragma omp parallel for schedule(dynamic)
+  for (int i = 0; i < n; ++i) {
+#pragma omp atomic
+    hits[i]++;
+    if (i == 0) {
+      if (omp_get_num_threads() > 1) {
+        const double give_up = omp_get_wtime() + 30;
+        int seen;
+        do {
+#pragma omp atomic read
+          seen = done;
+        } while (seen < n - 1 && omp_get_wtime() < give_up);
+      }
+#pragma omp atomic read
+      done_when_first_ended = done;
+    } else {
+#pragma omp atomic
+      done++;
+    }
+  }
+  for (int i = 0; i < n; ++i) CHECK(hits[i] == 1);
+  if (omp_get_max_threads() > 1) CHECK(done_when_first_ended == n - 1);
+
+  for (int c = 1; c <= 7; c += 3) {
+    int last = -1;
+#pragma omp parallel for schedule(dynamic, c) lastprivate(last)
+    for (int i = 0; i < N; ++i) last = i;
+    CHECK(last == N - 1);
+  }
+}
+
 static void monotonic_is_increasing(void) {
   int bad = 0;
   reset();
@@ -110,6 +149,7 @@ int main(void) {
   chunks_are_openmps(7);
   chunks_are_openmps(1000);
   for (int k = 0; k < 10; ++k) blocked_chunk_is_passed();
+  for (int k = 0; k < 10; ++k) combined_form();
   monotonic_is_increasing();
   ring_and_growing_teams();
   return 0;
