@@ -12,6 +12,7 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <new>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -279,12 +280,19 @@ class loop_engine {
   // range (chunk_ranges.hpp), takes them first to last, then steals half of the fullest
   // other range, until every range is empty (or a chunk threw).
   T run_ranged(std::size_t t) {
-    chunk_range inline_ranges[k_inline_ranges];
+    // Up to k_inline_ranges ranges on the caller's stack, only the t in use constructed (the
+    // whole array's 1 KiB of cache lines cost a small loop more than its chunks).
+    union inline_storage {
+      inline_storage() noexcept {}
+      chunk_range ranges[k_inline_ranges];
+    } local;
     std::unique_ptr<chunk_range[]> heap_ranges;
-    ranges_ = inline_ranges;
     if (t > k_inline_ranges) {
       heap_ranges = std::make_unique<chunk_range[]>(t);
       ranges_ = heap_ranges.get();
+    } else {
+      for (std::size_t p = 0; p < t; ++p) ::new (static_cast<void*>(&local.ranges[p])) chunk_range;
+      ranges_ = local.ranges;
     }
     range_count_ = t;
     init_chunk_ranges(ranges_, t, chunk_count());
