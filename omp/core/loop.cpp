@@ -111,10 +111,9 @@ void allow_any_order(work_share& w, unsigned nthreads) {
   if (w.kind != k_sched_dynamic || w.ordered || nthreads < 2 || w.count == 0) return;
   const std::uint64_t chunks = w.count / w.chunk + (w.count % w.chunk != 0 ? 1 : 0);
   if (chunks < 2 || chunks > forkjoin::detail::k_max_ranged_chunks) return;  // the shared cursor
-  if (w.range_capacity < nthreads) {
+  if (w.ranges == nullptr) {  // a team's size is fixed (team::nthreads): one array per slot serves every loop
     w.ranges.reset(new (std::nothrow) forkjoin::detail::chunk_range[nthreads]);
     if (w.ranges == nullptr) fatal("out of memory allocating a loop's chunk ranges");
-    w.range_capacity = nthreads;
   }
   // [P-OMP WS LP2] every chunk but the last, which w.next (0: not taken) hands out
   forkjoin::detail::init_chunk_ranges(w.ranges.get(), nthreads, chunks - 1);  // published by W2

@@ -48,10 +48,10 @@ struct alignas(forkjoin::detail::k_cache_line) work_share {
   doacross* dx = nullptr;            // a doacross loop's posted iterations ([P-OMP Doacross])
   ws_reduction* task_red = nullptr;  // reduction(task, ...): the copies ([P-OMP Reduce R5])
   std::atomic<std::uint32_t> extra_users{0};
-  // [P-LOOP Steal] the ranges of a ranged loop, set by the creator before W2; kept for the
-  // slot's later loops (W1 orders the next creator's writes after every user's last access)
+  // [P-LOOP Steal] the ranges of a ranged loop, one per team thread, set by the creator
+  // before W2; kept for the slot's later loops (W1 orders the next creator's writes after
+  // every user's last access)
   std::unique_ptr<forkjoin::detail::chunk_range[]> ranges;
-  unsigned range_capacity = 0;
 };
 
 // ---- work shares (loop.cpp) --------------------------------------------------------------
