@@ -111,17 +111,29 @@ TEST(DynamicSteal, ChunksBehindABlockedChunkAreStolen) {
 }
 
 // More than 2^31 chunks do not fit the ranges' 32-bit halves: such a loop takes its chunks
-// from the shared cursor. A throw at the 1000th iteration stops it early, rethrown once.
+// from the shared cursor, from 0 up, whoever asks (ranges would start participants 1 and 2
+// near n/3 and 2n/3, or steal halves far from 0). The body throws once a second thread has run an iteration (or after 2
+// s alone), past the 1000th: rethrown once, the loop stopped early.
 TEST(DynamicSteal, BeyondTheRangesLimitUsesTheCursor) {
   fj::pool p(3);
   constexpr std::uint64_t n = std::uint64_t{1} << 33;
-  std::atomic<std::uint64_t> ran{0};
+  std::atomic<std::uint64_t> ran{0}, highest{0};
+  std::atomic<std::thread::id> first{};
+  std::atomic<bool> second_thread{false};
+  const auto alone_until = std::chrono::steady_clock::now() + 2s;
   try {
     p.run([&] {
       fj::parallel_for(
           std::uint64_t{0}, n,
           [&](std::uint64_t i) {
-            if (ran.fetch_add(1) == 1000) throw body_error{i};
+            std::uint64_t h = highest.load();
+            while (i > h && !highest.compare_exchange_weak(h, i)) {
+            }
+            std::thread::id none{};
+            if (!first.compare_exchange_strong(none, std::this_thread::get_id()) && none != std::this_thread::get_id())
+              second_thread = true;
+            if (ran.fetch_add(1) >= 1000 && (second_thread || std::chrono::steady_clock::now() > alone_until))
+              throw body_error{i};
           },
           fj::schedule::dynamic(1));
     });
@@ -129,4 +141,7 @@ TEST(DynamicSteal, BeyondTheRangesLimitUsesTheCursor) {
   } catch (const body_error&) {
   }
   EXPECT_LT(ran.load(), n);
+  // The cursor hands out 0, 1, 2, ...: every index run was claimed, and at most one claim per
+  // participant went unrun after the throw.
+  EXPECT_LE(highest.load(), ran.load() + 2) << "an index far from the cursor's: the loop was split into ranges";
 }

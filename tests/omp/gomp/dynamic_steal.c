@@ -7,8 +7,8 @@
      stuck behind it in its thread's range);
    - the same in the combined `parallel for`, and lastprivate from the last iteration;
    - a monotonic loop hands each thread its chunks in increasing order;
-   - a loop that the ring of work shares reuses (nowait chains) and a team that grows
-     between two loops (a slot's ranges re-sized) still run each iteration once. */
+   - nowait chains longer than the ring of work shares (a slot's ranges reused by its later
+     loops), on teams of 1 to 6 threads, still run each iteration once. */
 #include <omp.h>
 #include <string.h>
 
@@ -40,66 +40,57 @@ static void chunks_are_openmps(int c) {
   }
 }
 
-static void blocked_chunk_is_passed(void) {
-  const int n = 64;
-  int done = 0, done_when_first_ended = -1;
+/* One iteration of a 64-iteration blocked loop: iteration 0 waits (up to 30 s) until the
+   other 63 have run, and records how many it saw. */
+enum { k_blocked = 64 };
+static int blocked_done, blocked_seen;
+static void blocked_iteration(int i) {
+#pragma omp atomic
+  hits[i]++;
+  if (i == 0) {
+    if (omp_get_num_threads() > 1) {
+      const double give_up = omp_get_wtime() + 30;
+      int seen;
+      do {
+#pragma omp atomic read
+        seen = blocked_done;
+      } while (seen < k_blocked - 1 && omp_get_wtime() < give_up);
+    }
+#pragma omp atomic read
+    blocked_seen = blocked_done;
+  } else {
+#pragma omp atomic
+    blocked_done++;
+  }
+}
+static void blocked_reset(void) {
   reset();
+  blocked_done = 0;
+  blocked_seen = -1;
+}
+static void blocked_check(void) {
+  for (int i = 0; i < k_blocked; ++i) CHECK(hits[i] == 1);
+  if (omp_get_max_threads() > 1) CHECK(blocked_seen == k_blocked - 1);
+}
+
+static void blocked_chunk_is_passed(void) {
+  blocked_reset();
 #pragma omp parallel
   {
 #pragma omp for schedule(dynamic)
-    for (int i = 0; i < n; ++i) {
-#pragma omp atomic
-      hits[i]++;
-      if (i == 0) {
-        if (omp_get_num_threads() > 1) {
-          const double give_up = omp_get_wtime() + 30;
-          int seen;
-          do {
-#pragma omp atomic read
-            seen = done;
-          } while (seen < n - 1 && omp_get_wtime() < give_up);
-        }
-#pragma omp atomic read
-        done_when_first_ended = done;
-      } else {
-#pragma omp atomic
-        done++;
-      }
-    }
+    for (int i = 0; i < k_blocked; ++i) blocked_iteration(i);
   }
-  for (int i = 0; i < n; ++i) CHECK(hits[i] == 1);
-  if (omp_get_max_threads() > 1) CHECK(done_when_first_ended == n - 1);
+  blocked_check();
 }
 
 /* The combined form (GOMP_parallel_loop_nonmonotonic_dynamic, or clang's dispatch in the
    outlined region): stealing behind a blocked chunk, and lastprivate from the last
    iteration, which the thread that ran the last chunk holds (it takes nothing after it). */
 static void combined_form(void) {
-  enum { n = 64 }; /* constant bounds: gcc calls GOMP_parallel_loop_nonmonotonic_dynamic */
-  int done = 0, done_when_first_ended = -1;
-  reset();
-#pragma omp parallel for schedule(dynamic)
-  for (int i = 0; i < n; ++i) {
-#pragma omp atomic
-    hits[i]++;
-    if (i == 0) {
-      if (omp_get_num_threads() > 1) {
-        const double give_up = omp_get_wtime() + 30;
-        int seen;
-        do {
-#pragma omp atomic read
-          seen = done;
-        } while (seen < n - 1 && omp_get_wtime() < give_up);
-      }
-#pragma omp atomic read
-      done_when_first_ended = done;
-    } else {
-#pragma omp atomic
-      done++;
-    }
-  }
-  for (int i = 0; i < n; ++i) CHECK(hits[i] == 1);
-  if (omp_get_max_threads() > 1) CHECK(done_when_first_ended == n - 1);
+  blocked_reset();
+#pragma omp parallel for schedule(dynamic) /* constant bounds: GOMP_parallel_loop_nonmonotonic_dynamic */
+  for (int i = 0; i < k_blocked; ++i) blocked_iteration(i);
+  blocked_check();
 
   for (int c = 1; c <= 7; c += 3) {
     int last = -1;
@@ -127,7 +118,7 @@ static void monotonic_is_increasing(void) {
   for (int i = 0; i < N; ++i) CHECK(hits[i] == 1);
 }
 
-static void ring_and_growing_teams(void) {
+static void ring_on_teams_of_1_to_6(void) {
   for (int team = 1; team <= 6; ++team) {
     reset();
 #pragma omp parallel num_threads(team)
@@ -151,6 +142,6 @@ int main(void) {
   for (int k = 0; k < 10; ++k) blocked_chunk_is_passed();
   for (int k = 0; k < 10; ++k) combined_form();
   monotonic_is_increasing();
-  ring_and_growing_teams();
+  ring_on_teams_of_1_to_6();
   return 0;
 }
