@@ -2,9 +2,10 @@
 // layer's task_arena::execute and waits, an OpenMP region begun outside every pool). Slot 0
 // is theirs: one at a time holds it and works there as worker 0, or holds it only to push
 // a spawned job onto its deque, where the next holder finds it. A thread that finds it
-// held hands its job over and waits; whichever comes first, a worker (or the slot's holder,
-// while it waits) taking the job, or the slot freeing, decides who runs it. Protocol:
-// DESIGN.md [P-SLOT]; model: models/slot.pml.
+// held works in a spare slot of its own, within max_outside_threads; beyond that it hands
+// its job over and waits; whichever comes first, a worker (or the slot's holder, while it
+// waits) taking the job, or the slot freeing, decides who runs it. Protocol: DESIGN.md
+// [P-SLOT]; model: models/slot.pml.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -103,7 +104,28 @@ void pool_impl::run_external(job_header& job) {
     run_in_slot(job);
     return;
   }
+  if (run_in_extra_slot(job)) return;  // [P-SLOT X1] a slot of its own beside slot 0's holder
   run_delegated(job);
+}
+
+bool pool_impl::run_in_extra_slot(job_header& job) noexcept {
+  // [P-SLOT X1] within max_outside_threads: the count only bounds how many take a slot
+  std::size_t n = extra_holders_.load(std::memory_order_relaxed);
+  do {
+    if (n >= max_extra_holders_) return false;
+  } while (!extra_holders_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed));
+  // [P-SLOT X1] a spare slot, taken by new_spare_slot's acquire CAS (its last holder's state is ours)
+  worker_slot* w = new_spare_slot();
+  if (w == nullptr) {  // every spare slot is in use, or none could be made: D1 instead
+    extra_holders_.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  w->outside_ = true;  // [P-SLOT X2] only this thread reads it while it holds the slot
+  run_as_holder(*w, job);
+  w->outside_ = false;
+  extra_holders_.fetch_sub(1, std::memory_order_relaxed);
+  w->spare_in_use_.store(false, std::memory_order_release);  // [P-SLOT X3] pairs with new_spare_slot's acquire CAS
+  return true;
 }
 
 bool push_external(pool_impl& p, job_header* j) { return p.push_external(j); }
@@ -137,10 +159,15 @@ void pool_impl::run_reentered(job_header& job) noexcept {
 }
 
 void pool_impl::run_in_slot(job_header& job) noexcept {
-  worker_slot& w = *slots_[0];
+  slot_holder_.store(this_thread_tag(), std::memory_order_relaxed);  // [P-SLOT E1] only this thread compares its tag
+  run_as_holder(*slots_[0], job);
+  slot_holder_.store(nullptr, std::memory_order_relaxed);  // [P-SLOT E1] before T2 frees the slot
+  release_slot();
+}
+
+void pool_impl::run_as_holder(worker_slot& w, job_header& job) noexcept {
   worker* outer = tls_worker;  // a worker of another pool, or nullptr
   tls_worker = &w;
-  slot_holder_.store(this_thread_tag(), std::memory_order_relaxed);  // [P-SLOT E1] only this thread compares its tag
   w.steal_limit_ = steal_limit_of_this_thread();
   if (w.trace_ != nullptr) {
     const std::uint64_t t0 = w.trace_->open(trace_kind::run);
@@ -153,10 +180,8 @@ void pool_impl::run_in_slot(job_header& job) noexcept {
   // task_group::run inside task_arena::execute, tbb/DESIGN.md [P-TBB Arena A4]), and those
   // pushed from outside (S2) that no one took, go to the injection queue, for a worker or
   // the next thread that enters; the slot is left empty.
-  while (job_header* left = w.deque_.pop()) inject(left);
+  while (job_header* left = w.deque_.pop()) inject(left);  // [P-SLOT X3] an extra slot's too
   tls_worker = outer;
-  slot_holder_.store(nullptr, std::memory_order_relaxed);  // [P-SLOT E1] before T2 frees the slot
-  release_slot();
 }
 
 void pool_impl::release_slot() noexcept {

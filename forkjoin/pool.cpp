@@ -99,6 +99,8 @@ pool_options resolve_thread_count(pool_options o) {
   if (n > pool_options::k_max_threads) n = pool_options::k_max_threads;
   o.num_threads = n;
   if (o.max_spare_threads > pool_options::k_max_spare_threads) o.max_spare_threads = pool_options::k_max_spare_threads;
+  if (detail::negative_or_wrapped(o.max_outside_threads))
+    detail::bad_argument("pool_options", "max_outside_threads", o.max_outside_threads, "must not be negative");
   return o;
 }
 }  // namespace
@@ -109,6 +111,8 @@ pool_impl::pool_impl(const pool_options& options)
       spare_slots_(std::make_unique<std::atomic<worker_slot*>[]>(options_.max_spare_threads)) {
   register_fork_handler();
   fork_generation_ = current_fork_generation();
+  // [P-SLOT X1] slot 0 is the first outside thread's; the others take spare slots
+  max_extra_holders_ = options_.max_outside_threads == 0 ? ~std::size_t{0} : options_.max_outside_threads - 1;
   // [P-BUDGET] every pool shares the budget except one sized explicitly above it.
   budgeted_ = options.num_threads == 0 || options.num_threads <= cpu_budget::process().size();
   const std::size_t n = options_.num_threads;

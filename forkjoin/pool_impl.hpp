@@ -184,7 +184,13 @@ class pool_impl final : private work_monitor {
   // a thread that finds its own tag re-enters the slot it holds further up its stack.
   std::atomic<const void*> slot_holder_{nullptr};
   friend struct slot_delegate;
-  void run_in_slot(job_header& job) noexcept;    // [P-SLOT T1]'s owner runs job, then T2
+  void run_in_slot(job_header& job) noexcept;                    // [P-SLOT T1]'s owner runs job, then T2
+  void run_as_holder(worker_slot& w, job_header& job) noexcept;  // the job, then leftovers injected
+  bool run_in_extra_slot(job_header& job) noexcept;              // [P-SLOT X1, X2, X3]; false: none free
+  // [P-SLOT X1] outside callers in spare slots now (a policy count, relaxed), and its bound
+  // (max_outside_threads - 1; ~0: only the spare slots bound it).
+  std::atomic<std::size_t> extra_holders_{0};
+  std::size_t max_extra_holders_ = 0;
   void run_reentered(job_header& job) noexcept;  // [P-SLOT E1] the holder runs job in its slot again
   void release_slot() noexcept;                  // [P-SLOT T2, T3]
   void run_delegated(job_header& job);

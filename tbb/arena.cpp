@@ -192,11 +192,15 @@ void run_entered(arena* a, d1::delegate_base& d, bool from_inside) {
   d();
 }
 
-// [P-TBB Arena A4] a pool of n threads for an arena, built with thread_stack_size.
+// [P-TBB Arena A4] a pool of n threads for an arena, built with thread_stack_size, one
+// outside thread at a time.
 std::unique_ptr<forkjoin::pool> arena_pool(std::size_t n) {
   forkjoin::pool_options o;
   o.num_threads = n;
   o.thread_name_prefix = "forkjoin-arena";
+  // [P-TBB Arena A4] its n threads are the arena's concurrency: a second outside thread
+  // waits for the external slot ([P-SLOT] D1-D5) rather than working beside them
+  o.max_outside_threads = 1;
   if (const std::size_t stack = tl::active_value(d1::global_control::thread_stack_size); stack != 0)
     o.stack_size = stack;
   return std::make_unique<forkjoin::pool>(o);

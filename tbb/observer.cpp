@@ -161,7 +161,7 @@ void observers_on_task_slow() noexcept {
   const worker* w = tls_worker;
   if (w == nullptr) return;
   if (tls_cache.pool == w->pool_ && tls_cache.generation == g_generation.load(std::memory_order_relaxed)) return;
-  tls_record.enter(w->pool_, w->index_ != 0);  // slot 0: the external thread ([P-TBB Observe O2])
+  tls_record.enter(w->pool_, !w->outside_);  // an outside thread's slot ([P-TBB Observe O2], [P-SLOT X2])
 }
 
 void observers_leave(pool_impl& p) noexcept {
@@ -201,7 +201,7 @@ void observe(d1::task_scheduler_observer& o, bool state) {
     // (outside every pool it is in the implicit arena, as oneTBB's external thread).
     const forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
     if (w != nullptr ? w->pool_ == p : observer_proxy::arena_of(o) == nullptr)
-      tl::tls_record.enter(p, w != nullptr && w->index_ != 0);
+      tl::tls_record.enter(p, w != nullptr && !w->outside_);
     return;
   }
   observer_proxy* x = proxy.exchange(nullptr, std::memory_order_acq_rel);  // pairs with observe(true)'s store

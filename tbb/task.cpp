@@ -27,9 +27,13 @@ thread_local d1::task_group_context* tls_context = nullptr;
 struct job_block_pool : d1::small_object_pool {};
 job_block_pool g_job_blocks;
 
+// An outside thread's slot answers 0, slot 0's and any other ([P-SLOT X2]): oneTBB gives each
+// outside thread an implicit arena of its own, where it holds slot 0, so indices stay below
+// max_concurrency().
 d1::slot_id slot_of_this_thread() noexcept {
   const worker* w = tls_worker;
-  return w == nullptr ? d1::no_slot : static_cast<d1::slot_id>(w->index_);
+  if (w == nullptr) return d1::no_slot;
+  return w->outside_ ? 0 : static_cast<d1::slot_id>(w->index_);
 }
 
 // [P-TBB Task FP] a context that carries floating-point settings runs its tasks under them.

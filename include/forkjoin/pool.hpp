@@ -61,6 +61,12 @@ struct pool_options {
   /// many at once (clamped to k_max_spare_threads); 0 starts none (blocking then only
   /// wakes sleeping workers). Spares retire once idle.
   std::size_t max_spare_threads = 256;
+  /// Threads from outside the pool (pool::run, a task_group's wait from main) that may work
+  /// in it at once, each in a slot of its own, where its spawns go and its waits help. One
+  /// more waits until the first slot frees or a worker runs its callable for it. 0 (the
+  /// default): one plus the spare slots free (max_spare_threads, which spare threads share);
+  /// 1: one at a time.
+  std::size_t max_outside_threads = 0;
   /// Workers (background and spare threads) run with denormals flushed to zero: FTZ and DAZ
   /// in MXCSR on x86-64, FZ in FPCR on AArch64, nothing elsewhere. The thread inside
   /// pool::run keeps its own floating-point mode.
@@ -206,9 +212,11 @@ void trace_flush();
 
 /// The calling thread's index in the pool it runs in, -1 outside every pool. Workers and
 /// the external slot's holder (0) have 0..num_threads()-1. A spare thread, started while a
-/// worker blocks (blocking(), a call into another pool), has num_threads() + k, below
-/// num_threads() + pool_options::max_spare_threads. No two threads running in one pool
-/// hold the same index at once; per_worker<T> gives per-thread state of any index.
+/// worker blocks (blocking(), a call into another pool), and a thread from outside that
+/// works in the pool beside the external slot's holder (pool_options::max_outside_threads)
+/// have num_threads() + k, below num_threads() + pool_options::max_spare_threads. No two
+/// threads running in one pool hold the same index at once; per_worker<T> gives per-thread
+/// state of any index.
 int this_worker_index() noexcept;
 
 namespace detail {

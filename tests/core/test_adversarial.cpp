@@ -149,6 +149,7 @@ TEST(Adversarial, HundredThousandDeepJoinChainOnLargeWorkerStack) {
   fj::pool_options o;
   o.num_threads = 2;
   o.stack_size = std::size_t{1} << 30;  // 1 GiB of address space, touched only as deep as needed
+  o.max_outside_threads = 1;            // a second caller's job is injected ([P-SLOT] D1)
   fj::pool p(o);
   std::function<long(int)> chain = [&](int n) -> long {
     if (n == 0) return 0;
@@ -191,6 +192,7 @@ TEST(Adversarial, StackOverflowOnWorkerIsFatal) {
         fj::pool_options o;
         o.num_threads = 2;
         o.stack_size = std::size_t{256} << 10;
+        o.max_outside_threads = 1;  // a second caller's job is injected ([P-SLOT] D1)
         fj::pool p(o);
         fj::test::slot_holder holder(p);  // the recursion below is injected: worker 1 runs it
         const std::size_t r = p.run([] { return recurse(std::size_t{1} << 20); });
@@ -208,7 +210,7 @@ TEST(Adversarial, StackOverflowOnWorkerIsFatal) {
 // kept busy, so the destructor (on its own thread) blocks joining it; a run() meanwhile
 // must throw instead of queueing work that nobody would run.
 TEST(Adversarial, RunWhileDestructorDrainsThrowsLogicError) {
-  auto owned = std::make_unique<fj::pool>(2);
+  auto owned = std::make_unique<fj::pool>(fj::test::one_outside_thread(2));
   fj::pool& p = *owned;
   std::atomic<bool> busy{false}, release{false}, entering{false};
   std::atomic<pid_t> destroyer_tid{0};
@@ -292,18 +294,26 @@ TEST(Adversarial, ForkFromInsideTaskKeepsUsingItsPool) {
   EXPECT_EQ(p.run([] { return fib(20); }), 6765);  // the parent's pool is unaffected
 }
 
+// 64 threads call run() at once, five times each: in slots of their own beside slot 0's
+// holder ([P-SLOT X1]), then with one outside thread at a time (the others' jobs handed
+// over, D1-D5). Every answer right.
 TEST(Adversarial, SixtyFourExternalSubmitters) {
-  fj::pool p(4);
-  std::vector<std::thread> threads;
-  std::atomic<int> ok{0};
-  for (int t = 0; t < 64; ++t)
-    threads.emplace_back([&, t] {
-      for (int r = 0; r < 5; ++r)
-        if (static_cast<std::uint64_t>(p.run([t] { return fib(12 + t % 4); })) == fj::test::serial_fib(12 + t % 4))
-          ok.fetch_add(1);
-    });
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(ok.load(), 64 * 5);
+  for (const std::size_t outside : {std::size_t{0}, std::size_t{1}}) {
+    fj::pool_options o;
+    o.num_threads = 4;
+    o.max_outside_threads = outside;
+    fj::pool p(o);
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    for (int t = 0; t < 64; ++t)
+      threads.emplace_back([&, t] {
+        for (int r = 0; r < 5; ++r)
+          if (static_cast<std::uint64_t>(p.run([t] { return fib(12 + t % 4); })) == fj::test::serial_fib(12 + t % 4))
+            ok.fetch_add(1);
+      });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(ok.load(), 64 * 5) << "max_outside_threads " << outside;
+  }
 }
 
 // One worker stuck in a 1 s task while 10^4 small tasks sit in its own deque: the other

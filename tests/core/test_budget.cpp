@@ -316,7 +316,7 @@ TEST(Budget, ManyPoolsShortBurstsAllFinish) {
   const std::size_t size = std::min<std::size_t>(2, cpu_budget::process().size());
   const int pools = 4, leaves = 2;
   std::vector<std::unique_ptr<fj::pool>> ps, leaf;
-  for (int i = 0; i < pools; ++i) ps.push_back(std::make_unique<fj::pool>(size));
+  for (int i = 0; i < pools; ++i) ps.push_back(std::make_unique<fj::pool>(fj::test::one_outside_thread(size)));
   for (int i = 0; i < leaves; ++i) leaf.push_back(std::make_unique<fj::pool>(size));
   const int bursts = static_cast<int>(fj::test::scaled(150, 30));
   const std::uint64_t expected = fj::test::serial_fib(12) + serial_nested_sum(4);

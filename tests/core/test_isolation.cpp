@@ -70,8 +70,10 @@ TEST(IsolateSteps, WaitLeavesJobsQueuedBeforeTheRegionOnItsOwnDeque) {
 TEST(IsolateSteps, StolenJobRunsInTheRegionItCameFrom) {
   fj::pool_options o;
   o.num_threads = 2;
-  o.spin_time = 300ms;  // the region's waiter keeps sweeping (an isolated waiter that parks
-                        // sleeps on its latch only and would not see K)
+  // the region's waiter keeps sweeping (an isolated waiter that parks sleeps on its latch
+  // only and would not see K)
+  o.spin_time = 300ms;
+  o.max_outside_threads = 1;  // O is injected ([P-SLOT] D1), not run on its caller's thread
   fj::pool p(o);
   std::atomic<bool> j_started{false}, k_started{false}, release_k{false}, outside_ran{false};
   std::atomic<bool> outside_ran_in_j{false};

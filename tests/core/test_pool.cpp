@@ -118,8 +118,11 @@ TEST(Pool, EightExternalThreadsAtOnce) {
 // [P-SLOT D2, D3] a caller that found the slot held takes it when it frees, even while no
 // worker can take its job: here the pool's one worker spins in a task until that job ran.
 TEST(Pool, BlockedCallerTakesTheFreedSlot) {
+  fj::pool_options o;
+  o.num_threads = 2;
+  o.max_outside_threads = 1;  // B takes no slot of its own ([P-SLOT X1])
   for (int round = 0; round < 20; ++round) {
-    fj::pool p(2);
+    fj::pool p(o);
     fj::task_group g;
     std::atomic<bool> child_started{false}, b_calling{false}, b_ran{false};
     std::thread a([&] {
@@ -151,8 +154,11 @@ TEST(Pool, BlockedCallerTakesTheFreedSlot) {
 // [P-SLOT D4] a pool of one thread has no worker: the slot's holder, while it waits in the
 // pool (yield_now takes injected work), runs the job of the caller that found the slot held.
 TEST(Pool, HolderThatWaitsRunsTheDelegatedJob) {
+  fj::pool_options o;
+  o.num_threads = 1;
+  o.max_outside_threads = 1;  // the caller takes no slot of its own ([P-SLOT X1])
   for (int round = 0; round < 20; ++round) {
-    fj::pool p(1);
+    fj::pool p(o);
     std::atomic<bool> a_in{false}, b_ran{false};
     std::atomic<int> runs{0};
     std::thread a([&] {

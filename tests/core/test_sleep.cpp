@@ -52,6 +52,7 @@ TEST(Sleep, NoLostWakeUpWhenAllParked) {
   o.spin_time = 5us;  // park quickly so the test reaches the all-parked state often
   o.max_spin_time = 5us;
   o.yield_rounds = 2;
+  o.max_outside_threads = 1;  // a second caller's job is injected ([P-SLOT] D1)
   auto owned_pool = std::make_unique<fj::pool>(o);
   fj::pool& p = *owned_pool;
   const auto max_rounds = fj::test::scaled(100000, 100000);
@@ -106,7 +107,7 @@ TEST(Sleep, NoLostWakeUpWhenAllParked) {
 // replacement. So at most 2 workers leave the futex (each parks again: statistics().parks
 // grows by the number woken), never the herd of 7.
 TEST(Sleep, OneInjectedJobWakesNoHerd) {
-  fj::pool p(8);
+  fj::pool p(fj::test::one_outside_thread(8));
   fj::test::slot_holder holder(p);
   for (int round = 0; round < 20; ++round) {
     ASSERT_TRUE(wait_until_all_parked(p, 5s)) << "round " << round;

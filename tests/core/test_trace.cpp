@@ -535,6 +535,7 @@ TEST(Trace, YieldServesOutsideWork) {
     forkjoin::pool_options o;
     o.num_threads = 2;
     o.trace_path = path;
+    o.max_outside_threads = 1;  // the second caller's job is injected ([P-SLOT] D1)
     forkjoin::pool p(o);
     std::atomic<int> started{0};
     std::atomic<bool> served{false};

@@ -112,7 +112,7 @@ namespace {
 // from outside waits in the pool. Returns whether that job ran on worker 0 inside the
 // critical section (it would have deadlocked on a lock held there).
 bool outside_job_ran_inside_wait(bool isolated) {
-  fj::pool p(2);
+  fj::pool p(fj::test::one_outside_thread(2));
   std::atomic<bool> child_started{false}, release_child{false}, submitter_ready{false}, outside_ran{false};
   std::atomic<bool> ran_inside{false};
   std::atomic<std::thread::id> critical{};
@@ -380,7 +380,7 @@ TEST(Yield, OutsideJobRunsWhileEveryWorkerYields) {
 
 // Inside isolate(), yield_now() serves no outside work.
 TEST(Yield, IsolatedRegionServesNoOutsideWork) {
-  fj::pool p(2);
+  fj::pool p(fj::test::one_outside_thread(2));
   std::atomic<bool> ran{false}, stop{false}, busy{false};
   std::thread submitter;
   p.run([&] {
@@ -446,6 +446,7 @@ TEST(FlushDenormals, WorkersFlushCallersKeepTheirMode) {
   fj::pool_options o;
   o.num_threads = 2;
   o.flush_denormals = true;
+  o.max_outside_threads = 1;  // a second caller's job is injected ([P-SLOT] D1)
   fj::pool p(o);
   EXPECT_FALSE(p.run([] { return flushed_here(); }));  // the caller works as worker 0
   {
@@ -453,7 +454,7 @@ TEST(FlushDenormals, WorkersFlushCallersKeepTheirMode) {
     EXPECT_TRUE(p.run([] { return fj::this_worker_index() == 1 && flushed_here(); }));
   }
   EXPECT_FALSE(flushed_here());
-  fj::pool plain(2);
+  fj::pool plain(fj::test::one_outside_thread(2));
   fj::test::slot_holder hold(plain);
   EXPECT_FALSE(plain.run([] { return flushed_here(); }));
 }

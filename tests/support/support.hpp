@@ -168,6 +168,16 @@ class scope_exit {
 // Holds pool p's external slot (slot 0) from a helper thread inside p.run, so that every
 // p.run from another thread meanwhile is injected and runs on a background worker. The
 // destructor releases the slot and joins the helper.
+// Options for a pool of n threads that lets one outside thread in at a time: a second
+// caller's job is handed over ([P-SLOT] D1-D5) and runs on a worker, instead of running on
+// the caller's own thread in a slot of its own (X1). Tests of injected work hold slot 0
+// (slot_holder below) and submit with run() on such a pool.
+inline pool_options one_outside_thread(std::size_t n, pool_options o = {}) {
+  o.num_threads = n;
+  o.max_outside_threads = 1;
+  return o;
+}
+
 class slot_holder {
  public:
   explicit slot_holder(pool& p)

@@ -129,3 +129,41 @@ TEST(OutsideSpawn, IsolatedRegionLeavesEarlierSpawn) {
 }
 
 }  // namespace
+
+// Two outside threads wait at once, with one thread allowed (no worker anywhere): each one's
+// task runs on that thread, at slot index 0 (oneTBB gives each outside thread an implicit
+// arena of its own; here each works in a slot of its own, [P-SLOT X1]). While A's task
+// spins without helping, B's task must still run, on B.
+TEST(OutsideThreads, TwoWaitersWorkAtOnceOnTheirOwnThreads) {
+  const tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+  for (int round = 0; round < 10; ++round) {
+    std::atomic<bool> a_spinning{false}, b_ran{false};
+    bool a_saw_b = false;
+    int a_index = -1, b_index = -1;
+    std::thread::id b_runner;
+    std::thread a([&] {
+      tbb::task_group tg;
+      tg.run([&] {
+        a_index = tbb::this_task_arena::current_thread_index();
+        a_spinning = true;
+        const auto deadline = steady_clock::now() + std::chrono::seconds(10);
+        while (!b_ran && steady_clock::now() < deadline) std::this_thread::yield();
+        a_saw_b = b_ran;
+      });
+      tg.wait();
+    });
+    while (!a_spinning) std::this_thread::yield();
+    tbb::task_group tg;
+    tg.run([&] {
+      b_index = tbb::this_task_arena::current_thread_index();
+      b_runner = std::this_thread::get_id();
+      b_ran = true;
+    });
+    tg.wait();
+    a.join();
+    ASSERT_TRUE(a_saw_b) << "round " << round;
+    EXPECT_EQ(b_runner, std::this_thread::get_id());
+    EXPECT_EQ(a_index, 0);
+    EXPECT_EQ(b_index, 0);
+  }
+}

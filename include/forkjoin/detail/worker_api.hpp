@@ -129,7 +129,12 @@ using job_deque = chase_lev_deque<job_header*, job_slots>;
 struct alignas(k_cache_line) worker {
   worker(pool_impl* p, std::uint32_t index, std::uint32_t pool_size, const std::atomic<std::uint64_t>* idle_word,
          const std::atomic<std::size_t>* injected = nullptr)
-      : pool_(p), idle_word_(idle_word), injected_(injected), index_(index), pool_size_(pool_size) {}
+      : pool_(p),
+        idle_word_(idle_word),
+        injected_(injected),
+        index_(index),
+        pool_size_(pool_size),
+        outside_(index == 0) {}
 
   job_deque deque_;
   pool_impl* const pool_;
@@ -137,6 +142,10 @@ struct alignas(k_cache_line) worker {
   const std::atomic<std::size_t>* const injected_;     // the pool's injected-job count, read relaxed [P-FAIR]
   const std::uint32_t index_;
   const std::uint32_t pool_size_;
+  // [P-SLOT X2] held by a thread from outside the pool: slot 0 always, a spare slot while an
+  // outside caller works in it. Written by that holder before it binds the slot, read by the
+  // thread bound to it (the spare slot's flag: the spare_in_use_ handover orders it).
+  bool outside_;
   trace_ring* trace_ = nullptr;  // this slot's trace ring; null unless tracing (set before any thread runs)
 };
 
