@@ -16,6 +16,7 @@
 #include "forkjoin/detail/waiting_api.hpp"
 #include "forkjoin/pool.hpp"
 #include "forkjoin/task_group.hpp"
+#include "fp_env.hpp"
 #include "internal.hpp"
 
 namespace forkjoin::detail::tbb_layer {
@@ -167,6 +168,7 @@ thread_local std::uint32_t t_entered_tag = 0;
 // that was already running that pool's work (`from_inside`) isolates d; one entered from
 // outside the pool (its external slot, or a worker running the injected functor) does not.
 void run_entered(arena* a, d1::delegate_base& d, bool from_inside) {
+  const tl::fp_env_scope fp(a->has_fp(), a->fp_env());  // [P-TBB Arena A13]
   if (!a->isolates() || t_entered == a) {
     d();
     return;
@@ -231,6 +233,7 @@ void initialize(d1::task_arena_base& ta) {
   const bool fits = cap == 0 ? n >= static_cast<std::size_t>(implicit) : n == static_cast<std::size_t>(implicit);
   if (fits && task_arena_impl::reserved(ta) <= 1) {
     auto* a = new arena(&tl::implicit_pool(), static_cast<int>(n), true);
+    a->capture_fp(tl::current_fp_env());  // [P-TBB Arena A13]
     if (requested <= 0) requested = static_cast<int>(n);
     task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // [P-TBB Arena A4] pairs with arena_of
     return;
@@ -238,6 +241,7 @@ void initialize(d1::task_arena_base& ta) {
   auto own = arena_pool(n);
   pool_impl* impl = &forkjoin::detail::impl_of(*own);
   auto* a = new arena(std::move(own), impl, static_cast<int>(n));
+  a->capture_fp(tl::current_fp_env());  // [P-TBB Arena A13]
   a->set_reserved(task_arena_impl::reserved(ta));
   if (requested <= 0) requested = static_cast<int>(n);
   register_arena(a);

@@ -9,11 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "fp_env.hpp"
 #include "internal.hpp"
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 namespace tbb::detail::r1 {
 
@@ -21,15 +18,7 @@ namespace tl = forkjoin::detail::tbb_layer;
 
 namespace {
 
-std::uint64_t current_fp_env() noexcept {
-#if defined(__x86_64__)
-  std::uint16_t cw = 0;
-  __asm__ __volatile__("fnstcw %0" : "=m"(cw));
-  return std::uint64_t{cw} << 32 | _mm_getcsr();
-#else
-  return 0;
-#endif
-}
+using tl::current_fp_env;
 
 void drop_exception(d1::task_group_context& c) noexcept {
   // Relaxed: reset and destroy run once every task of the group has finished (the header's

@@ -140,6 +140,14 @@ class arena {
   std::mutex& lender_mutex() noexcept { return lender_mutex_; }
   bool& lender_active() noexcept { return lender_active_; }  // under lender_mutex()
   bool owns_pool() const noexcept { return own_ != nullptr; }
+  // [P-TBB Arena A13] the floating-point settings initialize captured, which execute's
+  // functor runs under; a view (A3) captured none. Written before the arena is published.
+  void capture_fp(std::uint64_t env) noexcept {
+    fp_env_ = env;
+    has_fp_ = true;
+  }
+  bool has_fp() const noexcept { return has_fp_; }
+  std::uint64_t fp_env() const noexcept { return fp_env_; }
   // [P-TBB Arena A7] a borrowing arena: it runs on a pool it does not own (the implicit
   // arena's), and entering it from a task isolates the caller so that its waits take only
   // its own work.
@@ -165,6 +173,8 @@ class arena {
   std::unique_ptr<forkjoin::pool> own_;
   std::atomic<forkjoin::detail::pool_impl*> impl_;
   int concurrency_;
+  std::uint64_t fp_env_ = 0;
+  bool has_fp_ = false;
   std::atomic<kind> kind_;
   std::atomic<int> refs_{1};
   std::atomic<bool> entered_inside_{false};

@@ -8,11 +8,8 @@
 
 #include "forkjoin/detail/worker_api.hpp"
 #include "forkjoin/task_group.hpp"
+#include "fp_env.hpp"
 #include "internal.hpp"
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 namespace forkjoin::detail::tbb_layer {
 
@@ -37,38 +34,10 @@ d1::slot_id slot_of_this_thread() noexcept {
 }
 
 // [P-TBB Task FP] a context that carries floating-point settings runs its tasks under them.
-class fp_scope {
+class fp_scope : fp_env_scope {
  public:
-  explicit fp_scope(d1::task_group_context& ctx) noexcept {
-#if defined(__x86_64__)
-    active_ = ctx_impl::wants_fp(ctx);
-    if (!active_) return;
-    saved_mxcsr_ = _mm_getcsr();
-    __asm__ __volatile__("fnstcw %0" : "=m"(saved_cw_));
-    const std::uint64_t env = ctx_impl::fp_env(ctx);
-    _mm_setcsr(static_cast<unsigned>(env & 0xffffffffU));
-    const auto cw = static_cast<std::uint16_t>(env >> 32);
-    __asm__ __volatile__("fldcw %0" : : "m"(cw));
-#else
-    static_cast<void>(ctx);
-#endif
-  }
-  ~fp_scope() {
-#if defined(__x86_64__)
-    if (!active_) return;
-    _mm_setcsr(saved_mxcsr_);
-    __asm__ __volatile__("fldcw %0" : : "m"(saved_cw_));
-#endif
-  }
-  fp_scope(const fp_scope&) = delete;
-  fp_scope& operator=(const fp_scope&) = delete;
-
- private:
-#if defined(__x86_64__)
-  bool active_ = false;
-  unsigned saved_mxcsr_ = 0;
-  std::uint16_t saved_cw_ = 0;
-#endif
+  explicit fp_scope(d1::task_group_context& ctx) noexcept
+      : fp_env_scope(ctx_impl::wants_fp(ctx), ctx_impl::wants_fp(ctx) ? ctx_impl::fp_env(ctx) : 0) {}
 };
 
 }  // namespace

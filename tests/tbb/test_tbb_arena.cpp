@@ -18,6 +18,9 @@
 #include <gtest/gtest.h>
 
 #include <pthread.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include <atomic>
 #include <chrono>
@@ -421,3 +424,29 @@ TEST(TbbMutexes, SpeculativeMutexesExclude) {
 }
 
 }  // namespace
+
+#if defined(__x86_64__)
+// An arena captures the floating-point settings of the thread that initializes it, and
+// execute's functor runs under them, on whichever thread calls execute; the caller's own
+// settings are back once execute returns ([P-TBB Arena A13]).
+TEST(TbbArena, ExecuteRunsUnderTheSettingsCapturedAtInitialize) {
+  const unsigned saved = _MM_GET_ROUNDING_MODE();
+  _MM_SET_ROUNDING_MODE(_MM_ROUND_UP);
+  tbb::task_arena a;
+  a.initialize();
+  _MM_SET_ROUNDING_MODE(_MM_ROUND_NEAREST);
+  unsigned inside = 0;
+  a.execute([&] { inside = _MM_GET_ROUNDING_MODE(); });
+  EXPECT_EQ(inside, static_cast<unsigned>(_MM_ROUND_UP));
+  EXPECT_EQ(_MM_GET_ROUNDING_MODE(), static_cast<unsigned>(_MM_ROUND_NEAREST));
+  std::thread other([&] {
+    _MM_SET_ROUNDING_MODE(_MM_ROUND_TOWARD_ZERO);
+    unsigned seen = 0;
+    a.execute([&] { seen = _MM_GET_ROUNDING_MODE(); });
+    EXPECT_EQ(seen, static_cast<unsigned>(_MM_ROUND_UP));
+    EXPECT_EQ(_MM_GET_ROUNDING_MODE(), static_cast<unsigned>(_MM_ROUND_TOWARD_ZERO));
+  });
+  other.join();
+  _MM_SET_ROUNDING_MODE(saved);
+}
+#endif
