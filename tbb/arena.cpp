@@ -49,6 +49,7 @@ void leave_scheduler() noexcept {
 }
 
 int outside_users() noexcept { return g_outside_users.load(std::memory_order_relaxed); }
+bool attached_outside() noexcept { return t_outside_use.counted; }
 bool scheduler_used() noexcept { return g_scheduler_used.load(std::memory_order_relaxed); }
 void scheduler_finalized() noexcept { g_scheduler_used.store(false, std::memory_order_relaxed); }
 
@@ -233,7 +234,8 @@ void initialize(d1::task_arena_base& ta) {
   const bool fits = cap == 0 ? n >= static_cast<std::size_t>(implicit) : n == static_cast<std::size_t>(implicit);
   if (fits && task_arena_impl::reserved(ta) <= 1) {
     auto* a = new arena(&tl::implicit_pool(), static_cast<int>(n), true);
-    a->capture_fp(tl::current_fp_env());  // [P-TBB Arena A13]
+    a->set_reserved(task_arena_impl::reserved(ta));  // what attach answers (A3)
+    a->capture_fp(tl::current_fp_env());             // [P-TBB Arena A13]
     if (requested <= 0) requested = static_cast<int>(n);
     task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // [P-TBB Arena A4] pairs with arena_of
     return;
@@ -280,10 +282,18 @@ void terminate(d1::task_arena_base& ta) {
 }
 
 // [P-TBB Arena A3] the arena of the pool this thread works for: one made by initialize, or
-// a reference-counted view of any other pool (the implicit arena, a forkjoin::pool).
+// a reference-counted view of any other pool (the implicit arena, a forkjoin::pool). A
+// thread outside every pool that has used the scheduler is in the implicit arena (A15).
 bool attach(d1::task_arena_base& ta) {
   forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
-  if (w == nullptr) return false;
+  if (w == nullptr) {
+    if (!tl::attached_outside()) return false;
+    auto* a = new arena(&tl::implicit_pool(), tl::implicit_concurrency(), false);
+    task_arena_impl::requested(ta) = a->concurrency();
+    task_arena_impl::set_reserved(ta, 1);  // the implicit arena keeps one slot for its outside thread
+    task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // pairs with arena_of
+    return true;
+  }
   arena* a = entered_here();  // [P-TBB Arena A7]
   if (a != nullptr) {
     a->add_ref();
@@ -297,6 +307,9 @@ bool attach(d1::task_arena_base& ta) {
   }
   if (a == nullptr) a = new arena(w->pool_, static_cast<int>(w->pool_size_), false);
   task_arena_impl::requested(ta) = a->concurrency();
+  // an arena initialize made answers its reserved slots; a view of a pool, the implicit
+  // arena's one
+  task_arena_impl::set_reserved(ta, a->owns_pool() || a->isolates() ? a->reserved() : 1);
   task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // pairs with arena_of
   return true;
 }

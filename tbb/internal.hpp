@@ -194,6 +194,7 @@ struct task_arena_impl {
   static int& requested(d1::task_arena_base& ta) noexcept { return ta.my_max_concurrency; }
   static int requested(const d1::task_arena_base& ta) noexcept { return ta.my_max_concurrency; }
   static unsigned reserved(const d1::task_arena_base& ta) noexcept { return ta.my_num_reserved_slots; }
+  static void set_reserved(d1::task_arena_base& ta, unsigned r) noexcept { ta.my_num_reserved_slots = r; }
 };
 
 }  // namespace tbb::detail::r1
@@ -281,6 +282,9 @@ std::size_t active_value(int param) noexcept;
 void note_outside_use() noexcept;
 void leave_scheduler() noexcept;
 int outside_users() noexcept;
+// [P-TBB Arena A15] this thread, outside every pool, has used the scheduler since its start
+// or its last finalize: it is in the implicit arena, at slot 0, as oneTBB's outside thread.
+bool attached_outside() noexcept;
 bool scheduler_used() noexcept;
 void scheduler_finalized() noexcept;
 

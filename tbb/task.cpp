@@ -29,7 +29,7 @@ job_block_pool g_job_blocks;
 // max_concurrency().
 d1::slot_id slot_of_this_thread() noexcept {
   const worker* w = tls_worker;
-  if (w == nullptr) return d1::no_slot;
+  if (w == nullptr) return attached_outside() ? 0 : d1::no_slot;  // [P-TBB Arena A15]
   return w->outside_ ? 0 : static_cast<d1::slot_id>(w->index_);
 }
 

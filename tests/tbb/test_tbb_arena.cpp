@@ -450,3 +450,26 @@ TEST(TbbArena, ExecuteRunsUnderTheSettingsCapturedAtInitialize) {
   _MM_SET_ROUNDING_MODE(saved);
 }
 #endif
+
+// A thread outside every arena is in none until it first uses the scheduler; from then on it
+// is in the implicit arena, at slot 0: attach finds that arena, and its execute runs at the
+// same index ([P-TBB Arena A15]).
+TEST(TbbArena, OutsideThreadStaysInTheImplicitArenaAfterItsFirstParallelCall) {
+  std::thread t([] {
+    tbb::task_arena before{tbb::task_arena::attach()};
+    EXPECT_FALSE(before.is_active());
+    const int not_in_any = tbb::task_arena::not_initialized;
+    EXPECT_EQ(tbb::this_task_arena::current_thread_index(), not_in_any);
+    std::atomic<int> sum{0};
+    tbb::parallel_for(0, 100, [&](int i) { sum += i; });
+    EXPECT_EQ(sum.load(), 4950);
+    EXPECT_EQ(tbb::this_task_arena::current_thread_index(), 0);
+    tbb::task_arena after{tbb::task_arena::attach()};
+    ASSERT_TRUE(after.is_active());
+    EXPECT_EQ(after.max_concurrency(), tbb::this_task_arena::max_concurrency());
+    int inside = -1;
+    after.execute([&] { inside = tbb::this_task_arena::current_thread_index(); });
+    EXPECT_EQ(inside, 0);
+  });
+  t.join();
+}
