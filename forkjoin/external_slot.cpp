@@ -62,6 +62,7 @@ struct slot_delegate final : job_header {
 };
 
 void run_external(pool_impl& p, job_header& job) { p.run_external(job); }
+void run_external_lent(pool_impl& p, job_header& job) { p.run_external(job, true); }
 
 namespace {
 // [P-SLOT E1] one address per thread, what slot_holder_ holds while that thread runs a job in
@@ -88,7 +89,7 @@ void pool_impl::drop_queued_delegates() noexcept {
   }
 }
 
-void pool_impl::run_external(job_header& job) {
+void pool_impl::run_external(job_header& job, bool lent) {
   if (shutting_down()) throw std::logic_error("forkjoin: pool used after its destruction began");
   if (fork_generation_ != current_fork_generation())
     throw std::logic_error(
@@ -104,15 +105,16 @@ void pool_impl::run_external(job_header& job) {
     run_in_slot(job);
     return;
   }
-  if (run_in_extra_slot(job)) return;  // [P-SLOT X1] a slot of its own beside slot 0's holder
+  if (run_in_extra_slot(job, !lent)) return;  // [P-SLOT X1] a slot of its own beside slot 0's holder
   run_delegated(job);
 }
 
-bool pool_impl::run_in_extra_slot(job_header& job) noexcept {
-  // [P-SLOT X1] within max_outside_threads: the count only bounds how many take a slot
+bool pool_impl::run_in_extra_slot(job_header& job, bool bounded) noexcept {
+  // [P-SLOT X1] within max_outside_threads (a lent thread is counted, never refused): the
+  // count only bounds how many take a slot
   std::size_t n = extra_holders_.load(std::memory_order_relaxed);
   do {
-    if (n >= max_extra_holders_) return false;
+    if (bounded && n >= max_extra_holders_) return false;
   } while (!extra_holders_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed));
   // [P-SLOT X1] a spare slot, taken by new_spare_slot's acquire CAS (its last holder's state is ours)
   worker_slot* w = new_spare_slot();

@@ -151,7 +151,8 @@ class pool_impl final : private work_monitor {
   void inject(job_header* j);
   // external_slot.cpp [P-SLOT]: a thread outside the pool runs `job` in slot 0, or hands it
   // over while another thread holds the slot and takes the slot if it frees first.
-  void run_external(job_header& job);
+  // `lent`: a thread lent to this pool, which takes a slot of its own past the bound (X1).
+  void run_external(job_header& job, bool lent = false);
   // [P-SLOT S1, S2, S3]: a thread outside the pool pushes j onto slot 0's deque when the
   // slot is free; false when it is held.
   bool push_external(job_header* j);
@@ -184,9 +185,9 @@ class pool_impl final : private work_monitor {
   // a thread that finds its own tag re-enters the slot it holds further up its stack.
   std::atomic<const void*> slot_holder_{nullptr};
   friend struct slot_delegate;
-  void run_in_slot(job_header& job) noexcept;                    // [P-SLOT T1]'s owner runs job, then T2
-  void run_as_holder(worker_slot& w, job_header& job) noexcept;  // the job, then leftovers injected
-  bool run_in_extra_slot(job_header& job) noexcept;              // [P-SLOT X1, X2, X3]; false: none free
+  void run_in_slot(job_header& job) noexcept;                      // [P-SLOT T1]'s owner runs job, then T2
+  void run_as_holder(worker_slot& w, job_header& job) noexcept;    // the job, then leftovers injected
+  bool run_in_extra_slot(job_header& job, bool bounded) noexcept;  // [P-SLOT X1, X2, X3]; false: none free
   // [P-SLOT X1] outside callers in spare slots now (a policy count, relaxed), and its bound
   // (max_outside_threads - 1; ~0: only the spare slots bound it).
   std::atomic<std::size_t> extra_holders_{0};

@@ -364,7 +364,9 @@ void isolate_within_arena(d1::delegate_base& d, std::intptr_t key) {
 int max_concurrency(const d1::task_arena_base* ta) {
   if (ta != nullptr) {
     const arena* a = task_arena_impl::arena_of(*ta).load(std::memory_order_acquire);  // pairs with [P-TBB Arena A4]
-    if (a != nullptr) return a->concurrency();
+    // [P-TBB Arena A12] while a thread is lent to it, an arena that reserves its slot counts
+    // that thread too, as oneTBB's arena counts its mandatory worker
+    if (a != nullptr) return a->concurrency() + (a->reserved() > 0 && a->lending() ? 1 : 0);
     const int requested = task_arena_impl::requested(*ta);
     return requested > 0 ? requested : tl::implicit_concurrency();
   }

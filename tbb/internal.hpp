@@ -139,6 +139,11 @@ class arena {
   // [P-TBB Arena A12] whether a lent thread is on its way or draining the arena's pool.
   std::mutex& lender_mutex() noexcept { return lender_mutex_; }
   bool& lender_active() noexcept { return lender_active_; }  // under lender_mutex()
+  // Whether a lent thread is on its way or draining now (takes the lender mutex).
+  bool lending() const {
+    const std::lock_guard<std::mutex> lock(lender_mutex_);
+    return lender_active_;
+  }
   bool owns_pool() const noexcept { return own_ != nullptr; }
   // [P-TBB Arena A13] the floating-point settings initialize captured, which execute's
   // functor runs under; a view (A3) captured none. Written before the arena is published.
@@ -179,7 +184,7 @@ class arena {
   std::atomic<int> refs_{1};
   std::atomic<bool> entered_inside_{false};
   unsigned reserved_ = 0;
-  std::mutex lender_mutex_;
+  mutable std::mutex lender_mutex_;
   bool lender_active_ = false;
 };
 

@@ -46,6 +46,10 @@ void drain(r1::arena& a) {
   worker& w = *tls_worker;
   const r1::arena* const outer = t_lent_to;
   t_lent_to = &a;
+  // [P-TBB Arena A12] a worker of the arena to its observers and its slot index, whichever
+  // slot it holds; it leaves their records when it leaves the arena
+  const bool held_from_outside = w.outside_;
+  w.outside_ = false;
   for (;;) {
     run_own_until(
         w, [](const void*) { return false; }, nullptr);
@@ -65,6 +69,8 @@ void drain(r1::arena& a) {
       break;
     }
   }
+  w.outside_ = held_from_outside;
+  observers_leave(a.pool());  // [P-TBB Observe O3] on_scheduler_exit(true), as a worker leaving
   t_lent_to = outer;
 }
 
@@ -73,7 +79,10 @@ void lender::run(job_header* h) noexcept {
   deallocate_job(h, sizeof(lender));
   auto body = [a] { drain(*a); };
   try {
-    run_in(a->pool(), body);
+    // [P-TBB Arena A12] beside a thread inside the arena, in a slot of its own ([P-SLOT X1])
+    run_job<decltype(body)> job(body);
+    run_external_lent(a->pool(), job);
+    job.take();
   } catch (...) {
     std::terminate();  // drain throws only bad_alloc; entering the pool cannot fail once it exists
   }

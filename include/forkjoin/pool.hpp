@@ -123,6 +123,11 @@ class run_job : public job_header {
 // works); otherwise hands the job over and waits, taking the slot itself if it frees before
 // a worker took the job ([P-SLOT]).
 void run_external(pool_impl& p, job_header& job);
+// Compiled: run_external for a thread lent to p from another pool (the oneTBB layer's
+// mandatory concurrency, tbb/DESIGN.md [P-TBB Arena A12]): while another thread holds p's
+// external slot it works in a slot of its own even past max_outside_threads, as one of
+// p's workers would ([P-SLOT X1]).
+void run_external_lent(pool_impl& p, job_header& job);
 // Compiled: from a thread outside p, pushes j onto the deque of p's external slot when the
 // slot is free, where p's workers steal it (oldest first) and the slot's next holder pops
 // it (newest first); false, and nothing done, when another thread holds the slot: the

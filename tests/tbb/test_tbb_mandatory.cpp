@@ -2,6 +2,7 @@
 // enqueued tasks although no thread waits in it: the library lends it a thread ([P-TBB
 // Arena] A12). Built against native libtbb too (_native).
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
 
 #include <gtest/gtest.h>
 
@@ -85,6 +86,42 @@ TEST(TbbMandatory, EnqueueBeforeExecuteRunsOnce) {
   ASSERT_TRUE(eventually([&] { return ran.load() == 1; }));
   std::this_thread::sleep_for(10ms);
   EXPECT_EQ(ran.load(), 1);
+}
+
+// The arena's only thread waits inside execute for a task it enqueued there: the lent thread
+// runs it beside that thread, as oneTBB's mandatory worker does in the arena's second slot.
+// Inside the task the arena counts that thread (max_concurrency() 2), and the arena's
+// observers see a worker leave once the work is done. Before the lent thread worked beside
+// the one inside, it waited for that thread to leave: a hang.
+TEST(TbbMandatory, EnqueuedTaskRunsWhileTheOnlyThreadWaitsInExecute) {
+  struct exit_counter : tbb::task_scheduler_observer {
+    std::atomic<int> worker_exits{0};
+    explicit exit_counter(tbb::task_arena& arena) : tbb::task_scheduler_observer(arena) { observe(true); }
+    ~exit_counter() override { observe(false); }
+    void on_scheduler_exit(bool worker) override {
+      if (worker) worker_exits.fetch_add(1);
+    }
+  };
+  tbb::task_arena a(1);
+  a.initialize();
+  exit_counter exits(a);
+  for (int round = 0; round < 5; ++round) {
+    std::atomic<bool> ran{false};
+    int seen = 0, arena_seen = 0;
+    bool ok = false;
+    a.execute([&] {
+      a.enqueue([&] {
+        seen = tbb::this_task_arena::max_concurrency();
+        arena_seen = a.max_concurrency();
+        ran = true;
+      });
+      ok = eventually([&] { return ran.load(); });
+    });
+    ASSERT_TRUE(ok) << "round " << round << ": the enqueued task never ran";
+    EXPECT_EQ(seen, 2);
+    EXPECT_EQ(arena_seen, 2);
+    EXPECT_TRUE(eventually([&] { return exits.worker_exits.load() >= round + 1; })) << "round " << round;
+  }
 }
 
 }  // namespace
