@@ -89,9 +89,10 @@ namespace detail {
 class pool_impl;
 pool_impl& impl_of(pool& p) noexcept;
 
-// The job that carries pool::run's callable into the pool: run in the pool's external slot
-// by the caller, or, while another thread holds that slot, by whichever thread claims it
-// first, a worker or the caller once the slot frees (DESIGN.md [P-SLOT]). Whoever runs it
+// The job that carries pool::run's callable into the pool: run by the caller in the pool's
+// external slot or, while another thread holds that slot, in a slot of its own; past
+// max_outside_threads, by whichever thread claims it first, a worker or the caller once
+// the slot frees (DESIGN.md [P-SLOT]). Whoever runs it
 // fills the result; the caller reads it after run_external returns, which is after the run.
 template <class F>
 class run_job : public job_header {
@@ -120,8 +121,9 @@ class run_job : public job_header {
 
 // Compiled: run `job` on pool p from a thread that is not one of p's workers, and return
 // once it has run. Takes p's external slot when free and runs the job there (the caller
-// works); otherwise hands the job over and waits, taking the slot itself if it frees before
-// a worker took the job ([P-SLOT]).
+// works), or else a slot of its own within max_outside_threads; otherwise hands the job
+// over and waits, taking the slot itself if it frees before a worker took the job
+// ([P-SLOT]).
 void run_external(pool_impl& p, job_header& job);
 // Compiled: run_external for a thread lent to p from another pool (the oneTBB layer's
 // mandatory concurrency, tbb/DESIGN.md [P-TBB Arena A12]): while another thread holds p's
@@ -163,8 +165,9 @@ class pool {
   std::size_t num_threads() const noexcept;
 
   /// Runs f in this pool and returns its result, or rethrows its exception. The calling
-  /// thread works on f itself when the pool's external slot is free; called from one of
-  /// this pool's workers, f simply runs inline.
+  /// thread works on f itself, in the pool's external slot or, while another thread holds
+  /// that, in a slot of its own (up to pool_options::max_outside_threads at once; beyond
+  /// that a worker may run f); called from one of this pool's workers, f simply runs inline.
   template <class F>
   std::invoke_result_t<F&> run(F&& f) {
     return detail::run_in(*impl_, f);
