@@ -439,13 +439,14 @@ void submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t a
 
 // [P-TBB Arena A10] task_arena::debug_wait_until_empty: enters the arena as execute does and
 // runs what this thread can (its own deque, the pool's injection queue) until the arena
-// looks empty: nothing injected, nothing left on this thread's deque, and every other worker
-// of the pool asleep (a blocked worker or a spare is not). A debugging aid: a thread that
+// looks empty: nothing injected, nothing left on this thread's deque, every other worker of
+// the pool asleep (a blocked worker or a spare is not) and no thread lent to the arena
+// (A12) still draining it. A debugging aid: a thread that
 // holds the pool's external slot meanwhile is not watched.
 void wait(d1::task_arena_base& ta) {
   arena* a = tl::arena_of(ta);
   if (a == nullptr) return;
-  tl::run_on(a->use(), [] {
+  tl::run_on(a->use(), [a] {
     forkjoin::detail::worker& w = *forkjoin::detail::tls_worker;
     const bool is_worker = w.index_ != 0 && w.index_ < w.pool_size_;  // slot 0: the external slot, no thread
     const std::uint32_t others = w.pool_size_ - 1 - (is_worker ? 1 : 0);
@@ -457,7 +458,12 @@ void wait(d1::task_arena_base& ta) {
       // falling asleep is visible to the caller
       const std::uint32_t sleeping =
           forkjoin::detail::idle_count::decode(w.idle_word_->load(std::memory_order_acquire)).sleeping;
-      if (sleeping >= others && !forkjoin::detail::injected_pending(w)) return;
+      // [P-TBB Arena A12] a lent thread may be running the arena's tasks in a slot of its own:
+      // its flag clears, under the lender mutex, only once it found nothing left to run. Not
+      // when this thread is that lent thread (it took the wait from the injection queue):
+      // the flag clears only after the wait returns
+      const bool lent_elsewhere = tl::lent_arena() != a && a->lending();
+      if (sleeping >= others && !forkjoin::detail::injected_pending(w) && !lent_elsewhere) return;
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   });
