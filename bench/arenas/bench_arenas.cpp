@@ -8,6 +8,9 @@
 //                1,000 small parallel_for calls through its execute
 //   no_arena     the same 1,000 loops in the implicit arena, no task_arena: what the arena
 //                workloads cost beyond their loops
+//   two_callers  the same 1,000 loops from two threads of the program at once, 500 each, in
+//                the implicit arena (a server's request threads): each caller's loops run
+//                beside the other's
 // Each call's answer is checked; a wrong one exits 1. Prints one JSON line per workload:
 // seconds and the most threads the process held (/proc/self/task).
 #include <dirent.h>
@@ -25,6 +28,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -126,6 +130,24 @@ bool no_arena(int, sampler& s) {
   return true;
 }
 
+bool two_callers(int, sampler& s) {
+  bool ok[2] = {true, true};
+  auto caller = [&ok](int c) {
+    std::vector<double> out(k_size);
+    for (int call = c; call < k_calls; call += 2) {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, k_size), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) out[i] = fill(i) * call;
+      });
+      if (out[k_size - 1] != fill(k_size - 1) * call) ok[c] = false;
+    }
+  };
+  std::thread other(caller, 1);
+  caller(0);
+  s.sample();
+  other.join();
+  return ok[0] && ok[1];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -141,8 +163,11 @@ int main(int argc, char** argv) {
     const char* name;
     bool (*run)(int, sampler&);
   };
-  const workload workloads[] = {
-      {"rcpp_for", rcpp_for}, {"rcpp_reduce", rcpp_reduce}, {"big_arena", big_arena}, {"no_arena", no_arena}};
+  const workload workloads[] = {{"rcpp_for", rcpp_for},
+                                {"rcpp_reduce", rcpp_reduce},
+                                {"big_arena", big_arena},
+                                {"no_arena", no_arena},
+                                {"two_callers", two_callers}};
   for (const workload& w : workloads) {
     if (only != nullptr && std::strcmp(only, w.name) != 0) continue;
     sampler s;

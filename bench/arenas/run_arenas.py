@@ -44,7 +44,7 @@ def main():
         for name in order:
             for r in run(args.bench, runtimes[name], args.threads):
                 rows.setdefault((r["workload"], name), []).append((r["seconds"], r["most_threads"]))
-    workloads = sorted({w for w, _ in rows}, key=lambda w: ["rcpp_for", "rcpp_reduce", "big_arena", "no_arena"].index(w))
+    workloads = sorted({w for w, _ in rows}, key=lambda w: ["rcpp_for", "rcpp_reduce", "big_arena", "no_arena", "two_callers"].index(w))
     names = list(runtimes)
     print(f"{'workload':<12}" + "".join(f" {n + ' s':>18} {'threads':>7}" for n in names) +
           "".join(f" {n + '/oneTBB':>20}" for n in names[1:]))
