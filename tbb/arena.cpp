@@ -286,16 +286,11 @@ void terminate(d1::task_arena_base& ta) {
 // thread outside every pool that has used the scheduler is in the implicit arena (A15).
 bool attach(d1::task_arena_base& ta) {
   forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
+  arena* a = nullptr;
   if (w == nullptr) {
     if (!tl::attached_outside()) return false;
-    auto* a = new arena(&tl::implicit_pool(), tl::implicit_concurrency(), false);
-    task_arena_impl::requested(ta) = a->concurrency();
-    task_arena_impl::set_reserved(ta, 1);  // the implicit arena keeps one slot for its outside thread
-    task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // pairs with arena_of
-    return true;
-  }
-  arena* a = entered_here();  // [P-TBB Arena A7]
-  if (a != nullptr) {
+    a = new arena(&tl::implicit_pool(), tl::implicit_concurrency(), false);  // [P-TBB Arena A15] a view
+  } else if ((a = entered_here()) != nullptr) {                              // [P-TBB Arena A7]
     a->add_ref();
   } else {
     const std::lock_guard<std::mutex> lock(tl::g_arenas_mutex);
@@ -303,9 +298,11 @@ bool attach(d1::task_arena_base& ta) {
       auto it = tl::g_arenas->find(w->pool_);
       if (it != tl::g_arenas->end()) a = it->second;
     }
-    if (a != nullptr) a->add_ref();
+    if (a != nullptr)
+      a->add_ref();
+    else
+      a = new arena(w->pool_, static_cast<int>(w->pool_size_), false);
   }
-  if (a == nullptr) a = new arena(w->pool_, static_cast<int>(w->pool_size_), false);
   task_arena_impl::requested(ta) = a->concurrency();
   // an arena initialize made answers its reserved slots; a view of a pool, the implicit
   // arena's one
