@@ -105,8 +105,9 @@ pool_options resolve_thread_count(pool_options o) {
 }
 }  // namespace
 
-pool_impl::pool_impl(const pool_options& options)
+pool_impl::pool_impl(const pool_options& options, const thread_lender& lender)
     : options_(resolve_thread_count(options)),
+      lender_(lender),
       sleep_(options_.num_threads, *this, options_.max_spare_threads),
       spare_slots_(std::make_unique<std::atomic<worker_slot*>[]>(options_.max_spare_threads)) {
   register_fork_handler();
@@ -114,7 +115,9 @@ pool_impl::pool_impl(const pool_options& options)
   // [P-SLOT X1] slot 0 is the first outside thread's; the others take spare slots
   max_extra_holders_ = options_.max_outside_threads == 0 ? ~std::size_t{0} : options_.max_outside_threads - 1;
   // [P-BUDGET] every pool shares the budget except one sized explicitly above it.
-  budgeted_ = options.num_threads == 0 || options.num_threads <= cpu_budget::process().size();
+  // A lent pool's threads are another pool's, with their tokens ([P-LENT]).
+  budgeted_ =
+      lender_.summon == nullptr && (options.num_threads == 0 || options.num_threads <= cpu_budget::process().size());
   const std::size_t n = options_.num_threads;
   // [P-SLEEP Window] more threads than the CPUs it may run on: spinning there takes a CPU
   // from a thread that works.
@@ -124,6 +127,13 @@ pool_impl::pool_impl(const pool_options& options)
     slots_.push_back(std::make_unique<worker_slot>(this, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(n),
                                                    &sleep_.word(), &injector_.size_word()));
   observer_ = observer::create(*this);  // trace rings and FORKJOIN_STATS, before any thread runs
+  if (lender_.summon != nullptr) {
+    for (std::size_t i = 1; i < n; ++i) {  // [P-LENT W0] away until work wants them
+      slots_[i]->available_.store(0, std::memory_order_relaxed);
+      sleep_.start_away(slots_[i]->sleep_, static_cast<std::uint32_t>(i));
+    }
+    return;
+  }
 
   const std::vector<int> cpus = options_.pin_threads ? allowed_cpus() : std::vector<int>{};
   pthread_attr_t attr;
@@ -187,6 +197,9 @@ void inject_job(pool_impl& p, job_header* j) { p.inject(j); }
 
 pool_impl& impl_of(pool& p) noexcept { return *p.impl_; }
 
+void* lender_context(const pool_impl& p) noexcept { return p.lender().ctx; }
+void set_lender_context(pool_impl& p, void* ctx) noexcept { p.lender().ctx = ctx; }
+
 }  // namespace detail
 
 pool::pool() : pool(pool_options{}) {}
@@ -201,6 +214,14 @@ pool::pool(std::size_t num_threads)
       }()) {}
 
 pool::pool(const pool_options& options) : impl_(std::make_unique<detail::pool_impl>(options)) {}
+
+pool::pool(const pool_options& options, const detail::thread_lender& lender)
+    : impl_(std::make_unique<detail::pool_impl>(options, lender)) {}
+
+std::unique_ptr<pool> detail::make_lent_pool(const pool_options& options, const thread_lender& lender) {
+  if (lender.summon == nullptr) throw std::invalid_argument("forkjoin: make_lent_pool needs a summon function");
+  return std::unique_ptr<pool>(new pool(options, lender));
+}
 
 pool::~pool() = default;
 

@@ -53,6 +53,9 @@ struct worker_slot : worker {
   // region's cell. Written by the owner before iso_parked_, read by setters.
   std::atomic<std::atomic<std::uint32_t>*> iso_word_{&iso_seq_};
   std::atomic<bool> spare_in_use_{false};  // [P-BLOCK Spare] a spare slot held by a live spare
+  // [P-LENT W4] 0: no lent thread here; 1: one serves the slot; 2: and another was sent meanwhile
+  std::atomic<std::uint32_t> lent_state_{0};
+  bool left_ = false;  // [P-LENT W1] owner: the slot went away, the thread returns
 
   // [P-LEND] a job handed to this worker by name (mailbox.cpp), and whether it is in its
   // top-level idle loop, where it takes the mailbox before anything else: 0 no, 1 yes, 2 yes
@@ -74,7 +77,7 @@ inline worker_slot& slot_of(worker& w) noexcept { return static_cast<worker_slot
 
 class pool_impl final : private work_monitor {
  public:
-  explicit pool_impl(const pool_options& options);
+  explicit pool_impl(const pool_options& options, const thread_lender& lender = {});
   ~pool_impl();
 
   std::size_t num_threads() const noexcept { return slots_.size(); }
@@ -88,6 +91,12 @@ class pool_impl final : private work_monitor {
 
   // worker.cpp: the scheduler.
   void worker_main(worker_slot& w) noexcept;
+  thread_lender& lender() noexcept { return lender_; }
+  const thread_lender& lender() const noexcept { return lender_; }
+  void work(worker_slot& w) noexcept;        // a worker's loop, until find_work_idle gives up
+  void serve_lent(worker_slot& w) noexcept;  // [P-LENT W4] a lent thread in slot w
+  // The top-level idle loop's park: true when a lent slot went away instead ([P-LENT W1]).
+  bool idle_park(worker_slot& w, bool (*wanted)(const void*), const void* ctx) noexcept;
   job_header* find_work_idle(worker_slot& w) noexcept;                 // null only once the pool shuts down
   job_header* search_until_leaving(worker_slot& w) noexcept;           // one stay in the idle loop
   job_header* leave_idle(worker_slot& w, job_header* found) noexcept;  // [P-LEND L4]
@@ -167,8 +176,13 @@ class pool_impl final : private work_monitor {
  private:
   // [P-SLEEP ReadJob]'s question to the pool, asked by sleep_ after SleepFence.
   bool work_or_shutdown_visible() const noexcept override { return any_work_visible() || shutting_down(); }
+  // [P-LENT W2] an away slot was woken: its lender sends a thread (never once shutting down).
+  void summon(std::uint32_t index) noexcept override {
+    if (!shutting_down()) lender_.summon(lender_.ctx, *this, index);
+  }
 
   pool_options options_;  // num_threads resolved (never 0)
+  thread_lender lender_;  // [P-LENT] set: slots 1..N-1 have no threads of their own
   std::vector<std::unique_ptr<worker_slot>> slots_;
   std::vector<pthread_t> threads_;
   sleep_controller sleep_;

@@ -10,7 +10,7 @@
 
 namespace forkjoin::detail {
 
-sleep_controller::sleep_controller(std::size_t num_threads, const work_monitor& monitor, std::size_t extra_sleepers)
+sleep_controller::sleep_controller(std::size_t num_threads, work_monitor& monitor, std::size_t extra_sleepers)
     : searcher_cap_(std::max<std::uint32_t>(1, static_cast<std::uint32_t>(num_threads / 2))), monitor_(monitor) {
   sleepers_.reserve(num_threads + extra_sleepers);  // fall_asleep's push_back never allocates, so never throws
   woken_.reserve(num_threads + extra_sleepers);     // nor does wake_all's copy (it runs in the pool's destructor)
@@ -62,23 +62,74 @@ void sleep_controller::remove_locked(sleeper& s) noexcept {
   FORKJOIN_DEBUG_ASSERT(prev.sleeping >= 1, "idle word: sleeping underflow [INV-COUNT]");
 }
 
-void sleep_controller::wake_locked(sleeper& s) noexcept {
+bool sleep_controller::wake_locked(sleeper& s) noexcept {
   // Under mutex_: a stale wake cannot reach a later sleep of s, whose announcement resets
   // the flag under the same mutex.
   s.wake_flag_.store(1, std::memory_order_release);  // pairs with the acquire load in fall_asleep
   wakes_.fetch_add(1, std::memory_order_relaxed);    // statistics only
+  const bool away = s.away_;
+  if (away) {
+    s.away_ = false;
+    // [P-LENT W2] the thread summoned for s starts as a woken sleeper does: counted as
+    // searching (remove_locked) and marked so; nobody else owns s meanwhile (W1 left it)
+    s.searching_ = true;
+  }
+  return away;
+}
+
+void sleep_controller::finish_wake(sleeper& s, bool away) noexcept {
+  if (away)
+    monitor_.summon(s.away_index_);  // [P-LENT W2] nobody parks on its flag
+  else
+    futex_wake_all(s.wake_flag_);
+}
+
+void sleep_controller::announce_locked(sleeper& s) noexcept {
+  s.wake_flag_.store(0, std::memory_order_relaxed);
+  s.pos_ = sleepers_.size();
+  sleepers_.push_back(&s);  // capacity reserved for every thread at construction: no throw
+  s.listed_ = true;
+  // [P-SLEEP IncSleepers] one RMW: sleeping+1, and searching-1 if s was searching.
+  idle_.fetch_add(k_one_sleeping - (s.searching_ ? k_one_searching : 0), std::memory_order_seq_cst);
+  s.searching_ = false;
+}
+
+void sleep_controller::start_away(sleeper& s, std::uint32_t index) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  announce_locked(s);
+  s.away_index_ = index;
+  s.away_ = true;  // [P-LENT W0]
+}
+
+bool sleep_controller::fall_asleep_or_leave(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    announce_locked(s);
+  }
+  perturb_point();
+  seq_cst_fence();  // [P-SLEEP SleepFence] pairs with [P-POST PushFence]
+  // [P-SLEEP ReadJob] as fall_asleep
+  const bool cancel = (wanted != nullptr && !wanted(ctx)) || monitor_.work_or_shutdown_visible();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!s.listed_) {  // a waker counted s as searching already: it stays [INV-COUNT]
+    s.searching_ = true;
+    return false;
+  }
+  if (cancel) {
+    remove_locked(s);
+    s.searching_ = true;
+    return false;
+  }
+  // [P-LENT W1] still listed, nothing seen: the slot goes away with s listed; a waker that
+  // removes it from now on summons a thread (W2). Under mutex_, as every wake.
+  s.away_ = true;
+  return true;
 }
 
 void sleep_controller::fall_asleep(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    s.wake_flag_.store(0, std::memory_order_relaxed);
-    s.pos_ = sleepers_.size();
-    sleepers_.push_back(&s);  // capacity reserved for every thread at construction: no throw
-    s.listed_ = true;
-    // [P-SLEEP IncSleepers] one RMW: sleeping+1, and searching-1 if s was searching.
-    idle_.fetch_add(k_one_sleeping - (s.searching_ ? k_one_searching : 0), std::memory_order_seq_cst);
-    s.searching_ = false;
+    announce_locked(s);
   }
   perturb_point();
   seq_cst_fence();  // [P-SLEEP SleepFence] pairs with [P-POST PushFence]
@@ -101,33 +152,38 @@ void sleep_controller::fall_asleep(sleeper& s, bool (*wanted)(const void*), cons
 
 void sleep_controller::wake_one() noexcept {
   sleeper* target = nullptr;
+  bool away = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!counts().wants_wake() || sleepers_.empty()) return;  // [INV-WAKE] someone already searches
     target = sleepers_.back();
     remove_locked(*target);
-    wake_locked(*target);
+    away = wake_locked(*target);
   }
-  futex_wake_all(target->wake_flag_);
+  finish_wake(*target, away);
 }
 
 void sleep_controller::wake_specific(sleeper& s) noexcept {
+  bool away = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!s.listed_) return;  // awake: it re-checks its latch before it sleeps again
     remove_locked(s);
-    wake_locked(s);
+    away = wake_locked(s);
   }
-  futex_wake_all(s.wake_flag_);
+  finish_wake(s, away);
 }
 
 void sleep_controller::wake_all() noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    woken_.assign(sleepers_.begin(), sleepers_.end());  // within the reserved capacity: no allocation
-    for (sleeper* s : woken_) {
+    woken_.clear();
+    while (!sleepers_.empty()) {
+      sleeper* s = sleepers_.back();
       remove_locked(*s);
-      wake_locked(*s);
+      // [P-LENT W3] only the pool's destructor wakes all: an away sleeper summons nobody
+      // then (it stays counted as searching, which nothing reads any more)
+      if (!wake_locked(*s)) woken_.push_back(s);  // within the reserved capacity: no allocation
     }
   }
   for (sleeper* s : woken_) futex_wake_all(s->wake_flag_);

@@ -20,6 +20,9 @@ namespace forkjoin::detail {
 class work_monitor {
  public:
   virtual bool work_or_shutdown_visible() const noexcept = 0;
+  // [P-LENT W2] a sleeper with no thread behind it (away) was woken: find it one. `index`
+  // is what start_away recorded. Only an owner that sends sleepers away is called.
+  virtual void summon(std::uint32_t index) noexcept { static_cast<void>(index); }
 
  protected:
   ~work_monitor() = default;
@@ -40,12 +43,14 @@ class sleep_controller {
     alignas(k_cache_line) std::atomic<std::uint32_t> wake_flag_{0};  // futex word, set under mutex_
     std::size_t pos_ = 0;                                            // guarded by mutex_
     bool listed_ = false;                                            // guarded by mutex_: in sleepers_
-    std::atomic<std::uint64_t> parks_{0};                            // statistics, written by the owner only
+    bool away_ = false;                    // guarded by mutex_: listed with no thread behind it [P-LENT W1]
+    std::uint32_t away_index_ = 0;         // what summon() is told; set by start_away
+    std::atomic<std::uint64_t> parks_{0};  // statistics, written by the owner only
   };
 
   // `num_threads` bounds the sleeper list and sets the searcher cap [INV-SEARCH];
   // `extra_sleepers` makes room in the list for spare threads that wait ([P-BLOCK Spare]).
-  sleep_controller(std::size_t num_threads, const work_monitor& monitor, std::size_t extra_sleepers = 0);
+  sleep_controller(std::size_t num_threads, work_monitor& monitor, std::size_t extra_sleepers = 0);
   sleep_controller(const sleep_controller&) = delete;
   sleep_controller& operator=(const sleep_controller&) = delete;
 
@@ -63,6 +68,13 @@ class sleep_controller {
   // -> sleeping -> searching: announce, re-check (`wanted(ctx)`, if given, then the monitor)
   // and park until woken, or cancel if the re-check found a reason to stay awake.
   void fall_asleep(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept;
+  // [P-LENT W0] a slot whose thread is lent when wanted: listed as sleeping, with no thread
+  // behind it (away); waking it summons one (work_monitor::summon(index)).
+  void start_away(sleeper& s, std::uint32_t index) noexcept;
+  // [P-LENT W1] fall_asleep for a lent thread at the top of its loop: announce and re-check
+  // as fall_asleep does, then, instead of parking, leave s listed and away: true when the
+  // thread left (the slot is no longer its), false when it stays searching.
+  bool fall_asleep_or_leave(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept;
   // Wake at most one sleeper, and only if nobody searches [INV-WAKE].
   void wake_one() noexcept;
   // Wake s if it is in the sleeper list (a latch it waits on was set).
@@ -91,10 +103,14 @@ class sleep_controller {
   static constexpr std::uint64_t k_one_sleeping = idle_count{0, 1}.encode();
 
   void remove_locked(sleeper& s) noexcept;
-  void wake_locked(sleeper& s) noexcept;
+  // Sets s's wake flag; true when s is away [P-LENT W2]: the caller summons a thread for it
+  // (after unlocking) instead of a futex wake.
+  bool wake_locked(sleeper& s) noexcept;
+  void announce_locked(sleeper& s) noexcept;  // [P-SLEEP IncSleepers]
+  void finish_wake(sleeper& s, bool away) noexcept;
 
   const std::uint32_t searcher_cap_;
-  const work_monitor& monitor_;
+  work_monitor& monitor_;
   alignas(k_cache_line) std::atomic<std::uint64_t> idle_{0};  // idle_count, encoded
   alignas(k_cache_line) std::mutex mutex_;
   std::vector<sleeper*> sleepers_;  // guarded by mutex_

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "crowding.hpp"
 #include "forkjoin/detail/atomic.hpp"
@@ -219,15 +220,27 @@ job_header* pool_impl::find_work_idle(worker_slot& w) noexcept {
     job_header* j = search_until_leaving(w);
     // [P-LEND L6] a post withdrawn between the worker's look at its mailbox and its take
     // leaves it empty-handed: that is not the pool's end, so it goes back to idling
-    if (j != nullptr || shutting_down()) return j;
+    if (j != nullptr || shutting_down() || w.left_) return j;  // [P-LENT W1] a lent slot went away
   }
+}
+
+bool pool_impl::idle_park(worker_slot& w, bool (*wanted)(const void*), const void* ctx) noexcept {
+  if (lender_.summon == nullptr) {
+    fall_asleep_noted(*this, w, wanted, ctx);
+    return false;
+  }
+  // [P-LENT W1] a lent thread does not park here: it goes back to its own pool
+  w.left_ = sleep_.fall_asleep_or_leave(w.sleep_, wanted, ctx);
+  return w.left_;
 }
 
 job_header* pool_impl::search_until_leaving(worker_slot& w) noexcept {
   if (w.deque_.tags_dirty() && w.deque_.tag() == 0) w.deque_.settle_tags();  // [P-ISO Settle]
   // [P-LEND L3] a poster that sees 1 (or a reservation, 2) may rely on this loop; only a
   // worker at 0 can be here for the first time, and nobody else moves it from 0
-  if (w.available_.load(std::memory_order_relaxed) == 0) w.available_.store(1, std::memory_order_relaxed);
+  // [P-LENT W1] a lent slot is never available: a post to it could arrive after it went away
+  if (w.available_.load(std::memory_order_relaxed) == 0 && lender_.summon == nullptr)
+    w.available_.store(1, std::memory_order_relaxed);
   // [P-LEND L3] a parked idle worker re-checks its mailbox (ReadJob); its poster wakes it
   auto no_mail = [](const void* s) {
     return static_cast<const worker_slot*>(s)->mailbox_.load(std::memory_order_relaxed) == nullptr;
@@ -250,7 +263,7 @@ job_header* pool_impl::search_until_leaving(worker_slot& w) noexcept {
   };
   if (!searching) {
     start_timing(nullptr);
-    fall_asleep_noted(*this, w, no_mail, &w);
+    if (idle_park(w, no_mail, &w)) return nullptr;
     searching = true;
   }
   for (;;) {
@@ -266,7 +279,7 @@ job_header* pool_impl::search_until_leaving(worker_slot& w) noexcept {
       start_timing(&b);
     else
       start_timing(nullptr);
-    fall_asleep_noted(*this, w, no_mail, &w);
+    if (idle_park(w, no_mail, &w)) return nullptr;
     searching = true;
   }
 }
@@ -333,6 +346,12 @@ void pool_impl::worker_main(worker_slot& w) noexcept {
   tls_worker = &w;
   w.steal_limit_ = steal_limit_of_this_thread();
   if (budgeted_) take_worker_token(&shutdown_);  // [P-BUDGET Start]
+  work(w);
+  give_back_token();  // [P-BUDGET Park] leaving for good
+  tls_worker = nullptr;
+}
+
+void pool_impl::work(worker_slot& w) noexcept {
   for (;;) {
     job_header* j = nullptr;
     if (++w.ticks_ >= k_inject_poll_interval) {  // the injector never starves behind local work
@@ -350,8 +369,30 @@ void pool_impl::worker_main(worker_slot& w) noexcept {
     bump(w.jobs_run_);
     run_stolen(w, j);  // [P-ISO Adopt]
   }
-  give_back_token();  // [P-BUDGET Park] leaving for good
-  tls_worker = nullptr;
+}
+
+void serve_lent_slot(pool_impl& p, std::size_t slot) noexcept { p.serve_lent(p.slot(slot)); }
+
+void pool_impl::serve_lent(worker_slot& w) noexcept {
+  // [P-LENT W4] the slot's last lent thread may still be on its way out after it went away
+  // (W1): leave it a note (2), and it summons a thread again once gone. Acquire: pairs with
+  // that thread's release, its slot state is ours.
+  for (std::uint32_t s = w.lent_state_.load(std::memory_order_relaxed);;) {
+    if (s == 0) {
+      if (w.lent_state_.compare_exchange_weak(s, 1, std::memory_order_acquire, std::memory_order_relaxed)) break;
+    } else if (w.lent_state_.compare_exchange_weak(s, 2, std::memory_order_relaxed, std::memory_order_relaxed)) {
+      return;
+    }
+  }
+  worker* const outer = tls_worker;
+  tls_worker = &w;
+  w.steal_limit_ = steal_limit_of_this_thread();
+  w.left_ = false;
+  work(w);  // the waker counted the slot as searching [INV-COUNT]; it returns once W1 sent it away
+  if (lender_.leaving != nullptr) lender_.leaving(lender_.ctx, *this);
+  tls_worker = outer;
+  // [P-LENT W4] release: pairs with the next thread's acquire CAS
+  if (w.lent_state_.exchange(0, std::memory_order_release) == 2) summon(w.index_);
 }
 
 template <class Done, class Announce>

@@ -136,6 +136,30 @@ void run_external_lent(pool_impl& p, job_header& job);
 // caller injects j instead ([P-SLOT S1]).
 bool push_external(pool_impl& p, job_header* j);
 
+// [P-LENT] a pool whose worker slots have no threads of their own: each is away until work
+// wants it, and then summon(ctx, pool, slot) is called (no lock held, never from the
+// pool's destructor); it must see to it that a thread soon calls serve_lent_slot(pool,
+// slot) (the oneTBB layer sends a job to the implicit arena's pool, tbb/DESIGN.md [P-TBB
+// Arena A16]). `leaving`, if set, is called by a lent thread about to leave its slot, still
+// bound to it (tls_worker). Slot 0 is for outside threads, as in any pool.
+struct thread_lender {
+  void (*summon)(void* ctx, pool_impl& p, std::size_t slot) noexcept = nullptr;
+  void (*leaving)(void* ctx, pool_impl& p) noexcept = nullptr;
+  void* ctx = nullptr;
+};
+// Compiled: a pool of options.num_threads slots whose slots 1..N-1 are lent (summon must
+// be set). Its workers never block its destructor: the caller ensures that none serves it
+// then. No CPU budget token is taken for its slots: a lent thread keeps the one it has.
+std::unique_ptr<pool> make_lent_pool(const pool_options& options, const thread_lender& lender);
+// Compiled: the summoned thread works as the pool's worker in `slot` ([P-LENT W2]) until
+// it runs out of work and leaves the slot away again (W1), then returns; its own pool's
+// state (tls_worker) is restored.
+void serve_lent_slot(pool_impl& p, std::size_t slot) noexcept;
+// Compiled: the lender's context of a lent pool (null for any other pool), and setting it:
+// before any work reaches the pool, so that summon sees it.
+void* lender_context(const pool_impl& p) noexcept;
+void set_lender_context(pool_impl& p, void* ctx) noexcept;
+
 template <class F>
 std::invoke_result_t<F&> run_in(pool_impl& p, F& f) {
   worker* w = tls_worker;
@@ -200,6 +224,8 @@ class pool {
 
  private:
   friend detail::pool_impl& detail::impl_of(pool&) noexcept;
+  friend std::unique_ptr<pool> detail::make_lent_pool(const pool_options&, const detail::thread_lender&);
+  pool(const pool_options& options, const detail::thread_lender& lender);
   template <std::signed_integral I>
   static std::size_t checked_count(I n) {
     if (n < 1) detail::bad_argument("pool", "num_threads", n, "must be at least 1");
