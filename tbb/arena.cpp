@@ -91,6 +91,8 @@ forkjoin::pool& capped_pool(std::size_t n) {
     pool_options o;
     o.num_threads = n;
     o.thread_name_prefix = "forkjoin-tbb";
+    // g_controls_mutex after g_capped_mutex: nothing holding the former takes the latter
+    if (const std::size_t stack = active_value(global_control::thread_stack_size); stack != 0) o.stack_size = stack;
     p = new forkjoin::pool(o);
   }
   return *p;
@@ -119,6 +121,14 @@ pool_impl& implicit_pool() {
   const std::size_t cap = g_parallelism_cap.load(std::memory_order_relaxed);
   if (cap != 0 && cap < default_size()) return impl_of(capped_pool(cap));  // [P-TBB Arena A2]
   return impl_of(default_pool());
+}
+
+// [P-TBB Arena A16] the threads lent to arenas: the implicit arena's; or, under a cap above
+// its size (oneTBB then lets its workers grow to the cap), the cap's pool (A2's, kept).
+pool_impl& lender_pool() {
+  const std::size_t cap = g_parallelism_cap.load(std::memory_order_relaxed);
+  if (cap != 0 && cap > default_size()) return impl_of(capped_pool(cap));
+  return implicit_pool();
 }
 
 int implicit_concurrency() {
@@ -195,18 +205,27 @@ void run_entered(arena* a, d1::delegate_base& d, bool from_inside) {
   d();
 }
 
-// [P-TBB Arena A4] a pool of n threads for an arena, built with thread_stack_size, one
-// outside thread at a time.
-std::unique_ptr<forkjoin::pool> arena_pool(std::size_t n) {
+// [P-TBB Arena A16] the lent pool of an arena of concurrency n with `reserved` slots for
+// outside threads: slot 0 and n - reserved worker slots (at least one slot's worth of
+// reservation: slot 0 is the outside threads' in any pool), no thread; up to n outside
+// threads inside at once, as oneTBB's arena has n slots for them.
+std::unique_ptr<forkjoin::pool> lent_arena_pool(std::size_t n, unsigned reserved) {
   forkjoin::pool_options o;
-  o.num_threads = n;
-  o.thread_name_prefix = "forkjoin-arena";
-  // [P-TBB Arena A4] its n threads are the arena's concurrency: a second outside thread
-  // waits for the external slot ([P-SLOT] D1-D5) rather than working beside them
-  o.max_outside_threads = 1;
-  if (const std::size_t stack = tl::active_value(d1::global_control::thread_stack_size); stack != 0)
-    o.stack_size = stack;
-  return std::make_unique<forkjoin::pool>(o);
+  const std::size_t workers = n > reserved ? n - reserved : 0;
+  o.num_threads = 1 + workers;
+  o.max_outside_threads = std::max<std::size_t>(1, n);
+  return forkjoin::detail::make_lent_pool(o, tl::arena_lender());
+}
+
+// [P-TBB Arena A16] an arena on a lent pool of its own: lenders name it (set before the
+// arena is published, so before any work reaches the pool).
+arena* new_lent_arena(std::size_t n, unsigned reserved, pool_impl& lender) {
+  auto own = lent_arena_pool(n, reserved);
+  pool_impl* impl = &forkjoin::detail::impl_of(*own);
+  auto* a = new arena(std::move(own), impl, static_cast<int>(n));
+  a->set_lender_pool(lender);
+  forkjoin::detail::set_lender_context(*impl, a);
+  return a;
 }
 
 // The borrowing arena this thread is inside, null when none (or when it runs elsewhere now).
@@ -218,20 +237,23 @@ arena* entered_here() noexcept {
 
 }  // namespace
 
-// [P-TBB Arena A4] an initialized task_arena owns a pool of its concurrency, capped by
-// max_allowed_parallelism and built with thread_stack_size; [P-TBB Arena A7] unless its
-// concurrency (automatic: the implicit arena's) reaches the implicit arena's, no cap asks for
-// more threads than that, and at most one slot is reserved: then it borrows the implicit
-// arena's pool and creates no thread.
+// [P-TBB Arena A4] an initialized task_arena gets a lent pool of its concurrency (A16: a
+// cap bounds the threads lent to it, not its slots, as oneTBB's cap bounds its workers);
+// [P-TBB Arena A7] unless its concurrency (automatic: the implicit arena's) capped by
+// max_allowed_parallelism reaches the implicit arena's, no cap asks for more threads than
+// that, and at most one slot is reserved: then it borrows the implicit arena's pool.
+// Neither creates a thread.
 void initialize(d1::task_arena_base& ta) {
   int& requested = task_arena_impl::requested(ta);
   const int implicit = tl::implicit_concurrency();
   std::size_t n = requested > 0 ? static_cast<std::size_t>(requested) : static_cast<std::size_t>(implicit);
   const std::size_t cap = tl::active_value(d1::global_control::max_allowed_parallelism);
+  const std::size_t lent_n = n;
   if (cap != 0) n = std::min(n, cap);
-  // A cap above the implicit arena's size asks for more threads than it has (oneTBB then
-  // oversubscribes): an arena larger than the implicit one owns them.
-  const bool fits = cap == 0 ? n >= static_cast<std::size_t>(implicit) : n == static_cast<std::size_t>(implicit);
+  // A cap above the implicit arena's size gives arenas more workers than it has (oneTBB then
+  // oversubscribes): such an arena is lent the cap's threads (A16) rather than borrowing.
+  const bool fits = cap == 0 ? n >= static_cast<std::size_t>(implicit)
+                             : n == static_cast<std::size_t>(implicit) && cap <= tl::default_size();
   if (fits && task_arena_impl::reserved(ta) <= 1) {
     auto* a = new arena(&tl::implicit_pool(), static_cast<int>(n), true);
     a->set_reserved(task_arena_impl::reserved(ta));  // what attach answers (A3)
@@ -240,9 +262,8 @@ void initialize(d1::task_arena_base& ta) {
     task_arena_impl::arena_of(ta).store(a, std::memory_order_release);  // [P-TBB Arena A4] pairs with arena_of
     return;
   }
-  auto own = arena_pool(n);
-  pool_impl* impl = &forkjoin::detail::impl_of(*own);
-  auto* a = new arena(std::move(own), impl, static_cast<int>(n));
+  n = lent_n;
+  arena* a = new_lent_arena(n, task_arena_impl::reserved(ta), tl::lender_pool());
   a->capture_fp(tl::current_fp_env());  // [P-TBB Arena A13]
   a->set_reserved(task_arena_impl::reserved(ta));
   if (requested <= 0) requested = static_cast<int>(n);
@@ -261,10 +282,11 @@ pool_impl& arena::use() noexcept {
   return pool();
 }
 
-bool arena::own_if_fresh(std::unique_ptr<forkjoin::pool>& own) noexcept {
+bool arena::own_if_fresh(std::unique_ptr<forkjoin::pool>& own, pool_impl& lender) noexcept {
   kind k = kind::fresh;
   // acq_rel: pairs with use()'s CAS, exactly one of the two wins [P-TBB Arena A8]
   if (!kind_.compare_exchange_strong(k, kind::converting, std::memory_order_acq_rel)) return false;
+  lender_pool_ = &lender;  // [P-TBB Arena A16] published by the release stores below
   own_ = std::move(own);
   impl_.store(&forkjoin::detail::impl_of(*own_), std::memory_order_release);  // [P-TBB Arena A8] pairs with pool()
   kind_.store(kind::owned, std::memory_order_release);                        // [P-TBB Arena A8] pairs with use()
@@ -323,10 +345,12 @@ void execute(d1::task_arena_base& ta, d1::delegate_base& d) {
     return;
   }
   // [P-TBB Observe O2, O3] the calling thread, when it runs d itself, enters the arena's
-  // observers before d and leaves them after (a worker running an injected d stays).
+  // observers before d and leaves them after; a worker running an injected d enters them
+  // before it as before its first task, and stays.
   const std::thread::id caller = std::this_thread::get_id();
   tl::run_on(p, [&d, &a, &p, caller] {
     if (std::this_thread::get_id() != caller) {
+      tl::observers_on_task();
       run_entered(a, d, false);
       return;
     }
@@ -371,7 +395,9 @@ int max_concurrency(const d1::task_arena_base* ta) {
   // [P-TBB Arena A12] a thread lent to an arena that reserves its slot is a worker beside it
   if (const arena* l = tl::lent_arena()) return l->concurrency() + (l->reserved() > 0 ? 1 : 0);
   const forkjoin::detail::worker* w = forkjoin::detail::tls_worker;
-  return w != nullptr ? static_cast<int>(w->pool_size_) : tl::implicit_concurrency();
+  if (w == nullptr) return tl::implicit_concurrency();
+  if (const arena* l = tl::arena_of_lent(*w->pool_)) return l->concurrency();  // [P-TBB Arena A16]
+  return static_cast<int>(w->pool_size_);
 }
 
 namespace {
@@ -408,7 +434,7 @@ namespace {
 // [P-TBB Arena A12] an arena whose own pool has no worker borrows a thread for each task.
 void lend_if_workerless(d1::task_arena_base* ta) {
   arena* a = ta != nullptr ? tl::arena_of(*ta) : nullptr;
-  if (a != nullptr && a->owns_pool() && a->concurrency() == 1) tl::lend_thread(*a);
+  if (a != nullptr && a->workerless()) tl::lend_thread(*a);
 }
 }  // namespace
 
@@ -540,8 +566,11 @@ const r1::arena* entered_arena() noexcept { return r1::entered_here(); }
 // pool of its own, so that the observer sees the arena's threads alone, as oneTBB's does.
 pool_impl& observed_pool(r1::arena& a) {
   if (a.isolates()) {
-    auto own = r1::arena_pool(static_cast<std::size_t>(a.concurrency()));
-    if (a.own_if_fresh(own)) r1::register_arena(&a);
+    // [P-TBB Arena A16] lent, as any arena's pool; its lenders name the arena (the
+    // conversion's release store publishes the context with the pool)
+    auto own = r1::lent_arena_pool(static_cast<std::size_t>(a.concurrency()), a.reserved());
+    forkjoin::detail::set_lender_context(forkjoin::detail::impl_of(*own), &a);
+    if (a.own_if_fresh(own, lender_pool())) r1::register_arena(&a);
   }
   return a.pool();
 }

@@ -131,7 +131,8 @@ class arena {
   forkjoin::detail::pool_impl& use() noexcept;
   // [P-TBB Arena A8] a borrowing arena still unused takes `own` as its pool; false when it
   // is not fresh (it then keeps what it had).
-  bool own_if_fresh(std::unique_ptr<forkjoin::pool>& own) noexcept;
+  // `lender`: the pool whose threads serve it (A16).
+  bool own_if_fresh(std::unique_ptr<forkjoin::pool>& own, forkjoin::detail::pool_impl& lender) noexcept;
   int concurrency() const noexcept { return concurrency_; }
   // The slots it reserves for outside threads (set by initialize for an owned pool).
   unsigned reserved() const noexcept { return reserved_; }
@@ -145,6 +146,12 @@ class arena {
     return lender_active_;
   }
   bool owns_pool() const noexcept { return own_ != nullptr; }
+  // [P-TBB Arena A16] the pool whose threads serve its lent pool's worker slots (set before
+  // the arena is published).
+  void set_lender_pool(forkjoin::detail::pool_impl& p) noexcept { lender_pool_ = &p; }
+  forkjoin::detail::pool_impl& lender_pool() const noexcept { return *lender_pool_; }
+  // [P-TBB Arena A12] its own pool has no worker slot: slot 0 alone.
+  bool workerless() const noexcept { return own_ != nullptr && own_->num_threads() == 1; }
   // [P-TBB Arena A13] the floating-point settings initialize captured, which execute's
   // functor runs under; a view (A3) captured none. Written before the arena is published.
   void capture_fp(std::uint64_t env) noexcept {
@@ -186,6 +193,7 @@ class arena {
   unsigned reserved_ = 0;
   mutable std::mutex lender_mutex_;
   bool lender_active_ = false;
+  forkjoin::detail::pool_impl* lender_pool_ = nullptr;
 };
 
 // Drops a reference on a; the last one deletes it (an owned pool finishes its queued tasks
@@ -269,6 +277,13 @@ const r1::arena* entered_arena() noexcept;
 // no worker, and runs what waits there; the arena this thread is lent to now, null if none.
 void lend_thread(r1::arena& a);
 const r1::arena* lent_arena() noexcept;
+// [P-TBB Arena A16] the thread_lender of an arena's lent pool (its context is set to the
+// arena before the arena is published); the arena whose lent pool p is, null for any other
+// pool.
+thread_lender arena_lender() noexcept;
+inline const r1::arena* arena_of_lent(const pool_impl& p) noexcept {
+  return static_cast<const r1::arena*>(lender_context(p));
+}
 
 // wait.cpp: helps on this thread's pool until w's count is zero ([P-TBB Wait]).
 void help_until_released(worker& w, const d1::wait_context& wc) noexcept;
@@ -278,6 +293,7 @@ void help_until_released(worker& w, const d1::wait_context& wc) noexcept;
 pool_impl& current_pool();
 // The implicit arena's pool: default_pool(), or the capped pool while a global_control asks.
 pool_impl& implicit_pool();
+pool_impl& lender_pool();
 int implicit_concurrency();
 std::size_t active_value(int param) noexcept;
 

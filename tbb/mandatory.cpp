@@ -1,7 +1,9 @@
-// mandatory.cpp: an arena whose pool has no worker (task_arena(1), task_arena(1, 1)) borrows
-// a thread of the implicit arena while it has enqueued tasks, as oneTBB lends such an arena one
-// worker (mandatory concurrency), so that enqueued work runs although no thread waits in the
-// arena. Protocol: tbb/DESIGN.md [P-TBB Arena] A12.
+// mandatory.cpp: threads of the implicit arena lent to other arenas. An arena's pool has no
+// threads of its own: each of its worker slots is served, while it has work, by a thread of
+// the implicit arena sent to it (A16). An arena whose pool has no worker slot
+// (task_arena(1, 1)) borrows a thread while it has enqueued tasks, as oneTBB lends such an
+// arena one worker (mandatory concurrency), so that enqueued work runs although no thread
+// waits in the arena (A12). Protocol: tbb/DESIGN.md [P-TBB Arena] A12, A16.
 #include <exception>
 #include <new>
 
@@ -89,7 +91,44 @@ void lender::run(job_header* h) noexcept {
   r1::release_arena(a);
 }
 
+// [P-TBB Arena A16] a job of the implicit pool: serves one worker slot of an arena's lent
+// pool until the slot goes away ([P-LENT W1]), leaves the arena's observers as a worker
+// leaving an arena out of work, and drops the reference summon took.
+struct slot_lender : job_header {
+  slot_lender(r1::arena& a, std::size_t s) noexcept : job_header(&run), arena(&a), slot(s) {}
+  r1::arena* arena;
+  std::size_t slot;
+  static void run(job_header* h) noexcept {
+    auto* l = static_cast<slot_lender*>(h);
+    r1::arena* const a = l->arena;
+    const std::size_t slot = l->slot;
+    deallocate_job(h, sizeof(slot_lender));
+    serve_lent_slot(a->pool(), slot);  // leaving the slot, it leaves the observers (worker_leaving)
+    r1::release_arena(a);              // the last reference deletes the arena, its pool unserved now
+  }
+};
+
+// [P-TBB Arena A16] [P-LENT W2] a worker slot of the arena's pool is wanted: a job of the
+// implicit arena's pool will serve it, holding a reference on the arena meanwhile.
+void summon_worker(void* ctx, pool_impl& p, std::size_t slot) noexcept {
+  static_cast<void>(p);
+  auto* a = static_cast<r1::arena*>(ctx);
+  a->add_ref();
+  // [P-POST] the injector's wake-up; allocation failure terminates (noexcept), as a lost
+  // worker slot would strand the arena's work
+  inject_job(a->lender_pool(), ::new (allocate_job(sizeof(slot_lender))) slot_lender(*a, slot));
+}
+
+// [P-TBB Observe O3] a lent thread leaving its slot, still in it: on_scheduler_exit(true)
+// at its slot's index, as a worker leaving an arena out of work.
+void worker_leaving(void* ctx, pool_impl& p) noexcept {
+  static_cast<void>(ctx);
+  observers_leave(p);
+}
+
 }  // namespace
+
+thread_lender arena_lender() noexcept { return thread_lender{&summon_worker, &worker_leaving, nullptr}; }
 
 void lend_thread(r1::arena& a) {
   if (&implicit_pool() == &a.pool()) return;

@@ -30,7 +30,11 @@ job_block_pool g_job_blocks;
 d1::slot_id slot_of_this_thread() noexcept {
   const worker* w = tls_worker;
   if (w == nullptr) return attached_outside() ? 0 : d1::no_slot;  // [P-TBB Arena A15]
-  return w->outside_ ? 0 : static_cast<d1::slot_id>(w->index_);
+  if (w->outside_) return 0;
+  // [P-TBB Arena A16] a worker slot of a lent pool: the slots after the arena's reserved ones
+  if (const r1::arena* a = arena_of_lent(*w->pool_); a != nullptr && w->index_ < w->pool_size_)
+    return static_cast<d1::slot_id>(w->index_ - 1 + a->reserved());
+  return static_cast<d1::slot_id>(w->index_);
 }
 
 // [P-TBB Task FP] a context that carries floating-point settings runs its tasks under them.

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <fstream>
@@ -89,6 +90,36 @@ TEST(TbbOnePool, ArenasOfTheImplicitSizeOrMoreAddNoThreads) {
       });
     });
     for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  }
+  EXPECT_LE(max_seen.load(), pool_size) << "threads in the process, pool of " << pool_size;
+}
+
+// [P-TBB Arena A16] smaller arenas, and arenas that reserve more slots, own no threads
+// either: the implicit arena's threads are lent to them while they have work. 200 of them,
+// each used for a loop, add no thread; every loop covers each index once, inside at most the
+// arena's concurrency of slot indices.
+TEST(TbbOnePool, SmallerArenasAddNoThreads) {
+  const std::size_t pool_size = forkjoin::default_pool().num_threads();
+  const int n = static_cast<int>(pool_size);
+  std::atomic<std::size_t> max_seen{process_threads()};
+  constexpr int k_iterations = 4000;
+  for (int round = 0; round < 200; ++round) {
+    const int concurrency = 1 + round % std::max(1, n);  // 1..n
+    const int reserved = round % 3 == 0 ? concurrency : round % 3 == 1 ? 0 : 1;
+    tbb::task_arena arena(concurrency, static_cast<unsigned>(std::min(reserved, concurrency)));
+    std::vector<std::atomic<int>> hits(k_iterations);
+    std::atomic<int> bad_index{0};
+    arena.execute([&] {
+      EXPECT_EQ(tbb::this_task_arena::max_concurrency(), arena.max_concurrency());
+      tbb::parallel_for(0, k_iterations, [&](int i) {
+        hits[static_cast<std::size_t>(i)]++;
+        const int slot = tbb::this_task_arena::current_thread_index();
+        if (slot < 0 || slot >= std::max(2, concurrency)) bad_index++;
+        if (i % 1024 == 0) note_max(max_seen);
+      });
+    });
+    for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+    EXPECT_EQ(bad_index.load(), 0) << "arena(" << concurrency << ", " << reserved << ")";
   }
   EXPECT_LE(max_seen.load(), pool_size) << "threads in the process, pool of " << pool_size;
 }
