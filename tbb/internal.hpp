@@ -112,8 +112,9 @@ class external_waiter {
 
 // A task arena: the forkjoin pool its tasks run on ([P-TBB Arena]). The implicit arena is
 // default_pool() (or, while a global_control caps parallelism below its size, a pool of
-// that size); an initialized task_arena owns a pool of its own (A4) or borrows the implicit
-// arena's (A7) until an observer asks for it while it is still unused (A8).
+// that size); an initialized task_arena has a lent pool of its own, with no threads (A4,
+// A16), or borrows the implicit arena's (A7) until an observer asks for a pool while it is
+// still unused (A8).
 class arena {
  public:
   enum class kind : std::uint8_t { owned, view, fresh, used, converting };

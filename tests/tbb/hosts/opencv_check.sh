@@ -2,9 +2,9 @@
 # opencv_check.sh LAUNCHER PROBE DIR: Debian's OpenCV for Python (python3-opencv: cv2 on
 # libopencv_core, whose parallel_for_ runs on oneTBB) runs opencv_ops.py with OpenCV's thread
 # count set to 8 (or the CPU count, when larger: a count at least the pool's size makes
-# OpenCV's task_arena borrow the pool's threads; a smaller one gives the arena threads of its
-# own, docs/tbb.md), natively and under LAUNCHER. The filters' results equal the serial ones
-# in both runs and are equal byte for byte between them; under forkjoin libforkjoin-tbb runs
+# OpenCV's task_arena borrow the pool's threads; a smaller one gets slots of its own that the
+# pool's threads are lent to, docs/tbb.md), natively and under LAUNCHER. The filters'
+# results equal the serial ones in both runs and are equal byte for byte between them; under forkjoin libforkjoin-tbb runs
 # them with no native runtime mapped (the script's /proc/self/maps), on no more threads than
 # the pool and the threads Python had before (common.sh). Skipped (77), saying why, where
 # Debian's Python lacks cv2 or its OpenCV does not run on oneTBB.
