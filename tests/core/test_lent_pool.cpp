@@ -1,4 +1,4 @@
-// [P-LENT W0-W4] a lent pool: its worker slots have no threads of their own and are served,
+// [P-LENT] W0-W4: a lent pool: its worker slots have no threads of their own and are served,
 // while it has work, by threads of another pool that a summon sends. Loops and injected
 // jobs run exactly once, on the lender's threads and the caller alone, and the pool's
 // destructor joins nothing.
