@@ -124,7 +124,13 @@ check_threads() {
       test "$others" -le "$bound"
     check "forkjoin: $spares spare threads at once, at most the pool's $pool" test "$spares" -le "$pool"
   else
-    check "native: $most threads at once, at most $pool CPUs + $2 of the program's" test "$most" -le "$bound"
+    # oneTBB may start a worker in place of one it released that is still exiting (seen once
+    # in a CI run beside a loaded test suite: 2 workers started on 2 CPUs, 3 threads at once):
+    # then one more
+    started=$(report_value "$1" started)
+    [ "${started:-0}" -gt $((pool - 1 + $2)) ] && bound=$((bound + 1))
+    what="native: $most threads at once, at most $bound ($pool CPUs + $2 of the program's, one more if a worker was replaced)"
+    check "$what" test "$most" -le "$bound"
   fi
 }
 
