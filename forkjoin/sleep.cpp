@@ -101,15 +101,20 @@ void sleep_controller::start_away(sleeper& s, std::uint32_t index) noexcept {
   s.away_ = true;  // [P-LENT W0]
 }
 
-bool sleep_controller::fall_asleep_or_leave(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept {
+bool sleep_controller::announce_and_recheck(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     announce_locked(s);
   }
   perturb_point();
   seq_cst_fence();  // [P-SLEEP SleepFence] pairs with [P-POST PushFence]
-  // [P-SLEEP ReadJob] as fall_asleep
-  const bool cancel = (wanted != nullptr && !wanted(ctx)) || monitor_.work_or_shutdown_visible();
+  // [P-SLEEP ReadJob] every source: the caller's latch, then (through the monitor) the
+  // injector, every deque and shutdown.
+  return (wanted != nullptr && !wanted(ctx)) || monitor_.work_or_shutdown_visible();
+}
+
+bool sleep_controller::fall_asleep_or_leave(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept {
+  const bool cancel = announce_and_recheck(s, wanted, ctx);
   std::lock_guard<std::mutex> lock(mutex_);
   if (!s.listed_) {  // a waker counted s as searching already: it stays [INV-COUNT]
     s.searching_ = true;
@@ -127,16 +132,7 @@ bool sleep_controller::fall_asleep_or_leave(sleeper& s, bool (*wanted)(const voi
 }
 
 void sleep_controller::fall_asleep(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    announce_locked(s);
-  }
-  perturb_point();
-  seq_cst_fence();  // [P-SLEEP SleepFence] pairs with [P-POST PushFence]
-  // [P-SLEEP ReadJob] every source: the caller's latch, then (through the monitor) the
-  // injector, every deque and shutdown.
-  const bool cancel = (wanted != nullptr && !wanted(ctx)) || monitor_.work_or_shutdown_visible();
-  if (cancel) {
+  if (announce_and_recheck(s, wanted, ctx)) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (s.listed_) remove_locked(s);  // else a waker already counted s as searching
     s.searching_ = true;

@@ -107,6 +107,8 @@ class sleep_controller {
   // (after unlocking) instead of a futex wake.
   bool wake_locked(sleeper& s) noexcept;
   void announce_locked(sleeper& s) noexcept;  // [P-SLEEP IncSleepers]
+  // IncSleepers, SleepFence, ReadJob: true when the re-check found a reason to stay awake.
+  bool announce_and_recheck(sleeper& s, bool (*wanted)(const void*), const void* ctx) noexcept;
   void finish_wake(sleeper& s, bool away) noexcept;
 
   const std::uint32_t searcher_cap_;
