@@ -242,7 +242,8 @@ arena* entered_here() noexcept {
 // [P-TBB Arena A7] unless its concurrency (automatic: the implicit arena's) capped by
 // max_allowed_parallelism reaches the implicit arena's, no cap asks for more threads than
 // that, and at most one slot is reserved: then it borrows the implicit arena's pool.
-// Neither creates a thread.
+// Neither creates a thread for the arena; the first one to name the implicit pool starts
+// the default pool's threads (oneTBB starts workers only once work arrives).
 void initialize(d1::task_arena_base& ta) {
   int& requested = task_arena_impl::requested(ta);
   const int implicit = tl::implicit_concurrency();
